@@ -1,0 +1,34 @@
+# Two entry points (see README): `make demo` and `make test`. Everything else is a step.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test setup system-deps bench clean
+
+demo: setup
+	$(VENV)/bin/annotator demo
+
+test: setup system-deps
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+setup: $(STAMP)
+
+# torch first, pinned to the CPU build that sentence-transformers accepts; a bare `torch`
+# requirement would pull a multi-GB CUDA build.
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+# Chromium (browser tests) and PostgreSQL (second database backend) from Debian.
+system-deps:
+	bash scripts/system-deps.sh
+
+bench: setup
+	$(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

@@ -1,0 +1,88 @@
+"""The Flask application factory."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from flask import Flask, g
+from flask_wtf.csrf import CSRFProtect
+
+from annotator import __version__
+from annotator.config import Config
+from annotator.db import Database
+from annotator.resources import static_dir, templates_dir
+
+csrf = CSRFProtect()
+
+
+def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
+    """Build the app over one database; ``config`` defaults to the environment."""
+    config = config or Config.from_env()
+    app = Flask(
+        "annotator",
+        template_folder=str(templates_dir()),
+        static_folder=str(static_dir()),
+        instance_path=str(Path(config.instance_path).resolve()),
+    )
+    app.config.update(
+        SECRET_KEY=config.secret_key or _instance_secret(Path(app.instance_path)),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=config.https,
+        WTF_CSRF_TIME_LIMIT=None,  # a token lives as long as the login session
+        MAX_CONTENT_LENGTH=64 * 1024 * 1024,
+        ANNOTATOR=config,
+    )
+    database = Database(config.database_url)
+    if migrate:
+        database.upgrade()
+    app.extensions["annotator_db"] = database
+    csrf.init_app(app)
+
+    from annotator.web import auth, dashboard, documents
+
+    app.register_blueprint(auth.bp)
+    app.register_blueprint(documents.bp)
+    app.register_blueprint(dashboard.bp)
+
+    @app.teardown_appcontext
+    def close_session(_exc):
+        session = g.pop("db_session", None)
+        if session is not None:
+            session.close()
+
+    @app.context_processor
+    def globals_for_templates():
+        return {"app_version": __version__, "current_user": g.get("user")}
+
+    @app.after_request
+    def security_headers(response):
+        # Model output is untrusted text: besides escaping it, forbid inline script so a
+        # payload that slipped through could still not run.
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+            "img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+        )
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        return response
+
+    return app
+
+
+def _instance_secret(instance: Path) -> str:
+    """A random per-installation key for local use (written once under instance/).
+
+    Never a fixed default: a served instance without ANNOTATOR_SECRET_KEY still gets a key
+    nobody else knows. `annotator serve` refuses non-loopback hosts without an explicit key.
+    """
+    path = instance / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    instance.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_hex(32)
+    path.write_text(key)
+    path.chmod(0o600)
+    return key

@@ -1,0 +1,79 @@
+"""Serving the web app, and the ready-made demo."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import shutil
+import subprocess
+import sys
+
+import click
+
+from annotator.commands import fail, open_database
+from annotator.config import Config
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def run_server(host: str, port: int, workers: int) -> None:
+    config = Config.from_env()
+    if not is_loopback(host) and not config.secret_key:
+        fail(f"refusing to serve on {host}: set ANNOTATOR_SECRET_KEY to a long random value "
+             "first (sessions on a shared network must not depend on a local key file)")
+    if workers > 1:
+        gunicorn = shutil.which("gunicorn") or os.path.join(os.path.dirname(sys.executable),
+                                                            "gunicorn")
+        click.echo(f"serving with gunicorn, {workers} workers, on http://{host}:{port}/")
+        raise SystemExit(subprocess.call([
+            gunicorn, "--workers", str(workers), "--bind", f"{host}:{port}",
+            "--access-logfile", "-", "annotator.wsgi:app",
+        ]))
+    from annotator.app import create_app
+    from werkzeug.serving import run_simple
+
+    app = create_app(config)
+    click.echo(f"serving on http://{host}:{port}/  (Ctrl+C to stop)")
+    run_simple(host, port, app, threaded=True, use_reloader=False)
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Anything but loopback needs ANNOTATOR_SECRET_KEY.")
+@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="More than 1 runs the app under gunicorn with that many processes.")
+def serve(host, port, workers):
+    """Serve the web app (login, annotation, project pages)."""
+    open_database()  # migrate once here, not in every worker
+    run_server(host, port, workers)
+
+
+@click.command()
+@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--no-serve", is_flag=True, help="Only create the demo data, then exit.")
+def demo(port, no_serve):
+    """Create the demo projects with a lead and two annotators, and serve them.
+
+    The demo holds plain-language rewrites of invented trial abstracts with planted
+    problems (deleted dosages, vague rewordings, a leaked instruction, an invented claim,
+    a repeated sentence). Running it again reuses what exists.
+    """
+    from annotator.demo import DEMO_USERS, create_demo
+
+    database = open_database()
+    with database.session() as session:
+        created = create_demo(session)
+    click.echo("demo projects: " + ", ".join(created))
+    click.echo("log in as:")
+    for username, role, password in DEMO_USERS:
+        click.echo(f"  {role:<9}  user {username:<5}  password {password}")
+    if not no_serve:
+        run_server("127.0.0.1", port, 1)

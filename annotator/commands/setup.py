@@ -1,0 +1,87 @@
+"""Setting up: the database, users and projects."""
+
+from __future__ import annotations
+
+import click
+
+from annotator.accounts import AccountError, create_user, find_user
+from annotator.commands import fail, open_database
+from annotator.models import ROLES
+from annotator.projects import ProjectError, create_project
+from annotator.schemas import SchemaError, builtin_names
+
+
+@click.command()
+def init():
+    """Create the database, or bring it up to date with the newest migrations.
+
+    Safe to run again: existing data is kept.
+    """
+    database = open_database()
+    click.echo(f"database ready: {database.engine.url.render_as_string(hide_password=True)}")
+
+
+@click.group()
+def user():
+    """Manage user accounts (admins, leads, annotators)."""
+
+
+@user.command("add")
+@click.argument("username")
+@click.option("--role", type=click.Choice(ROLES), default="annotator", show_default=True,
+              help="annotator: annotates assigned documents; lead: runs projects; admin: all.")
+@click.option("--password", help="Leave out to be asked (not echoed).")
+def user_add(username, role, password):
+    """Add a user who can log in to the web app.
+
+    \b
+    Example:
+      annotator user add ana --role annotator
+    """
+    if password is None:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    database = open_database()
+    try:
+        with database.session() as session:
+            create_user(session, username, password, role)
+    except AccountError as exc:
+        fail(str(exc))
+    click.echo(f"added {role} {username}")
+
+
+@click.group()
+def project():
+    """Create and inspect projects."""
+
+
+@project.command("create")
+@click.argument("name")
+@click.option("--schema", "schema", required=True,
+              help=f"A built-in schema ({', '.join(builtin_names())}) or a path to a YAML file.")
+@click.option("--annotators-per-doc", type=click.IntRange(1, 20), default=2, show_default=True,
+              help="How many independent annotators see each document.")
+@click.option("--lead", "leads", multiple=True, help="User name of a lead (repeatable).")
+def project_create(name, schema, annotators_per_doc, leads):
+    """Create a project NAME that annotates with a task schema.
+
+    The schema is copied into the project, so later changes to the file do not alter a
+    running study.
+
+    \b
+    Example:
+      annotator project create trial-2026 --schema infolossqa --lead lee
+    """
+    database = open_database()
+    try:
+        with database.session() as session:
+            lead_users = []
+            for name_ in leads:
+                lead = find_user(session, name_)
+                if lead is None or lead.role not in ("lead", "admin"):
+                    fail(f"--lead {name_!r}: no lead or admin with that name")
+                lead_users.append(lead)
+            created = create_project(session, name, schema, annotators_per_doc=annotators_per_doc,
+                                     leads=lead_users)
+            click.echo(f"created project {created.name} (schema {created.schema_name})")
+    except (ProjectError, SchemaError) as exc:
+        fail(str(exc))

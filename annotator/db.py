@@ -1,0 +1,67 @@
+"""Engine and session set-up shared by the web app and the command line.
+
+SQLite (the embedded default) runs in WAL mode with foreign keys enforced and
+``synchronous=FULL``, so an acknowledged save survives a killed server; PostgreSQL needs
+nothing special.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from sqlalchemy import create_engine, event
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+
+def make_engine(database_url: str) -> Engine:
+    url = make_url(database_url)
+    if url.get_backend_name() == "sqlite":
+        if url.database and url.database != ":memory:":
+            Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 30})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+class Database:
+    """One engine and its session factory."""
+
+    def __init__(self, database_url: str):
+        self.url = database_url
+        self.engine = make_engine(database_url)
+        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A session that commits on success and rolls back on any error."""
+        session = self.sessions()
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        finally:
+            session.close()
+
+    def upgrade(self) -> None:
+        """Bring the schema to the newest migration (creates it on an empty database)."""
+        from annotator.migrations import upgrade
+
+        upgrade(self.engine)
+
+    def dispose(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,45 @@
+"""The demo: three small projects (one per built-in schema) on the embedded defaults.
+
+The texts are invented trial abstracts written for this project, with planted problems
+recorded in ``demo_data/infolossqa_demo_planted.json``.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from annotator.accounts import create_user, find_user
+from annotator.assignment import assign_documents
+from annotator.ingest import import_file
+from annotator.projects import create_project
+from annotator.models import Project
+from annotator.resources import demo_data_dir
+from sqlalchemy import select
+
+# Fixed, printed credentials: the demo only ever serves on 127.0.0.1.
+DEMO_USERS = (
+    ("lee", "lead", "demo-lead-pw"),
+    ("ana", "annotator", "demo-ana-pw"),
+    ("ben", "annotator", "demo-ben-pw"),
+)
+DEMO_PROJECTS = (
+    ("demo-infoloss", "infolossqa", "infolossqa_demo.jsonl"),
+    ("demo-overgeneration", "overgeneration", "overgeneration_demo.jsonl"),
+    ("demo-factuality", "factuality", "factuality_demo.jsonl"),
+)
+
+
+def create_demo(session: Session) -> list[str]:
+    users = {}
+    for username, role, password in DEMO_USERS:
+        users[username] = find_user(session, username) or create_user(
+            session, username, password, role)
+    names = []
+    for name, schema, data_file in DEMO_PROJECTS:
+        names.append(name)
+        if session.scalar(select(Project).where(Project.name == name)) is not None:
+            continue
+        project = create_project(session, name, schema, leads=[users["lee"]])
+        import_file(session, project, demo_data_dir() / data_file)
+        assign_documents(session, project, ["ana", "ben"])
+    return names

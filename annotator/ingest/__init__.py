@@ -1,0 +1,10 @@
+"""Getting document pairs into a project: read and validate (``readers``), then store
+(``store``), all or nothing."""
+
+from annotator.ingest.readers import DocumentRecord, IngestError, Problem, read_documents
+from annotator.ingest.store import ImportResult, import_file, store_documents
+
+__all__ = [
+    "DocumentRecord", "ImportResult", "IngestError", "Problem", "import_file",
+    "read_documents", "store_documents",
+]

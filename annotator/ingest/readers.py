@@ -1,0 +1,316 @@
+"""Reading document pairs from JSONL, JSON and CSV files.
+
+Pure: bytes in, validated records out, nothing written. Every problem is reported with the
+file, the line and the field, and all problems in a file are collected before anything is
+stored, so a lead fixes the file once instead of once per error.
+
+Two record shapes:
+
+* document pair: ``{"id", "source", "target", "meta"?, "source_sentences"?, "target_sentences"?}``
+  (any other top-level key, e.g. ``system``, goes into ``meta``);
+* sentence-level pair list: ``{"id", "sentences": [{"source", "target"}, ...], "meta"?}``:
+  the sentences are joined with a space and their offsets kept as the alignment.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FORMATS = ("jsonl", "json", "csv")
+RESERVED = {"id", "source", "target", "sentences", "meta", "source_sentences", "target_sentences"}
+MAX_ID_LENGTH = 200
+MAX_PROBLEMS_SHOWN = 20
+SENTENCE_JOINER = " "
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    line: int | None
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        what = f"field '{self.field}': " if self.field else ""
+        return f"{where}: {what}{self.message}"
+
+
+class IngestError(ValueError):
+    """One or more problems in an input file; nothing has been written."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        lines = [str(p) for p in problems[:MAX_PROBLEMS_SHOWN]]
+        if len(problems) > MAX_PROBLEMS_SHOWN:
+            lines.append(f"... and {len(problems) - MAX_PROBLEMS_SHOWN} more problems")
+        super().__init__("\n".join(lines))
+
+
+@dataclass
+class DocumentRecord:
+    external_id: str
+    source: str
+    target: str
+    line: int
+    meta: dict[str, Any] = field(default_factory=dict)
+    source_sentences: list[tuple[int, int]] | None = None
+    target_sentences: list[tuple[int, int]] | None = None
+    sentence_pairs: list[tuple[int, int]] | None = None
+
+
+def detect_format(path: Path, fmt: str | None) -> str:
+    if fmt:
+        if fmt not in FORMATS:
+            raise IngestError([Problem(str(path), None, None,
+                                       f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")])
+        return fmt
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix in FORMATS:
+        return suffix
+    if suffix == "ndjson":
+        return "jsonl"
+    raise IngestError([Problem(str(path), None, None,
+                               "cannot tell the format from the file name; pass --format")])
+
+
+def read_documents(path: Path, fmt: str | None = None) -> list[DocumentRecord]:
+    """Parse and validate a whole file; raise IngestError listing every problem."""
+    name = str(path)
+    fmt = detect_format(path, fmt)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise IngestError([Problem(name, None, None, f"cannot read file: {exc.strerror}")])
+    text = _decode(raw, name)
+    parse_problems: list[Problem] = []
+    if fmt == "jsonl":
+        rows = _jsonl_rows(text, name, parse_problems)
+    elif fmt == "json":
+        rows = _json_rows(text, name)
+    else:
+        rows = _csv_rows(text, name)
+    return validate_rows(rows, name, parse_problems)
+
+
+def _decode(raw: bytes, name: str) -> str:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise IngestError([Problem(
+            name, line, None,
+            f"invalid UTF-8 (byte 0x{raw[exc.start]:02x} at column {column}); "
+            "save the file as UTF-8",
+        )]) from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _jsonl_rows(text: str, name: str, problems: list[Problem]) -> list[tuple[int, Any]]:
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((number, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(name, number, None,
+                                    f"not valid JSON ({exc.msg} at column {exc.colno})"))
+    return rows
+
+
+def _json_rows(text: str, name: str) -> list[tuple[int, Any]]:
+    """A JSON array of records; each record's line is where its object starts."""
+    decoder = json.JSONDecoder()
+    position = _skip_space(text, 0)
+    if position >= len(text) or text[position] != "[":
+        raise IngestError([Problem(name, _line_of(text, position), None,
+                                   "expected a JSON array of records")])
+    rows = []
+    position = _skip_space(text, position + 1)
+    while position < len(text) and text[position] != "]":
+        try:
+            value, end = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as exc:
+            raise IngestError([Problem(name, exc.lineno, None, f"not valid JSON ({exc.msg})")])
+        rows.append((_line_of(text, position), value))
+        position = _skip_space(text, end)
+        if position < len(text) and text[position] == ",":
+            position = _skip_space(text, position + 1)
+        elif position < len(text) and text[position] != "]":
+            raise IngestError([Problem(name, _line_of(text, position), None,
+                                       "not valid JSON (expected ',' or ']')")])
+    if position >= len(text):
+        raise IngestError([Problem(name, _line_of(text, position), None,
+                                   "not valid JSON (the array is not closed)")])
+    return rows
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t\r\n":
+        position += 1
+    return position
+
+
+def _line_of(text: str, position: int) -> int:
+    return text.count("\n", 0, position) + 1
+
+
+def _csv_rows(text: str, name: str) -> list[tuple[int, Any]]:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = reader.fieldnames or []
+    missing = [c for c in ("id", "source", "target") if c not in header]
+    if missing:
+        raise IngestError([Problem(name, 1, c, "missing column") for c in missing])
+    rows = []
+    try:
+        for row in reader:
+            if None in row:
+                raise IngestError([Problem(name, reader.line_num, None,
+                                           "more cells than header columns")])
+            record = {k: v for k, v in row.items() if k in ("id", "source", "target")}
+            meta = {k: v for k, v in row.items() if k not in record and v not in (None, "")}
+            record["meta"] = meta
+            rows.append((reader.line_num, record))
+    except csv.Error as exc:
+        raise IngestError([Problem(name, reader.line_num, None, f"not valid CSV ({exc})")])
+    return rows
+
+
+def validate_rows(
+    rows: list[tuple[int, Any]], name: str, problems: list[Problem] | None = None
+) -> list[DocumentRecord]:
+    problems = list(problems or [])
+    records: list[DocumentRecord] = []
+    first_line: dict[str, int] = {}
+    for line, row in rows:
+        record = _validate_row(row, line, name, problems)
+        if record is None:
+            continue
+        if record.external_id in first_line:
+            problems.append(Problem(name, line, "id",
+                                    f"duplicate id {record.external_id!r} "
+                                    f"(first used on line {first_line[record.external_id]})"))
+            continue
+        first_line[record.external_id] = line
+        records.append(record)
+    if not rows and not problems:
+        problems.append(Problem(name, None, None, "the file holds no records"))
+    if problems:
+        raise IngestError(sorted(problems, key=lambda p: p.line or 0))
+    return records
+
+
+def _validate_row(row: Any, line: int, name: str, problems: list[Problem]):
+    def bad(field_name: str | None, message: str):
+        problems.append(Problem(name, line, field_name, message))
+
+    if not isinstance(row, dict):
+        bad(None, f"expected an object with id, source and target, got {type(row).__name__}")
+        return None
+    count_before = len(problems)
+    external_id = row.get("id")
+    if isinstance(external_id, bool) or not isinstance(external_id, (str, int)):
+        bad("id", "required: a string or integer")
+    elif not str(external_id).strip():
+        bad("id", "must not be empty")
+    elif len(str(external_id)) > MAX_ID_LENGTH:
+        bad("id", f"longer than {MAX_ID_LENGTH} characters")
+    meta = row.get("meta", {})
+    if not isinstance(meta, dict):
+        bad("meta", "must be an object")
+        meta = {}
+    meta = {**{k: v for k, v in row.items() if k not in RESERVED}, **meta}
+
+    if "sentences" in row:
+        source, target, pairs, src_sents, tgt_sents = _sentence_list(row, bad)
+        if "source" in row or "target" in row:
+            bad("sentences", "give either 'sentences' or 'source'/'target', not both")
+    else:
+        source = _text(row, "source", bad)
+        target = _text(row, "target", bad)
+        pairs = None
+        src_sents = _offsets(row, "source_sentences", source, bad)
+        tgt_sents = _offsets(row, "target_sentences", target, bad)
+    if len(problems) > count_before:
+        return None
+    return DocumentRecord(
+        external_id=str(external_id).strip(), source=source, target=target, line=line,
+        meta=meta, source_sentences=src_sents, target_sentences=tgt_sents, sentence_pairs=pairs,
+    )
+
+
+def _text(row: dict, key: str, bad) -> str:
+    value = row.get(key)
+    if value is None:
+        bad(key, "required")
+    elif not isinstance(value, str):
+        bad(key, f"must be a string, got {type(value).__name__}")
+    elif not value.strip():
+        bad(key, "must not be empty")
+    elif "\x00" in value:
+        bad(key, "contains a NUL character")
+    else:
+        return value
+    return ""
+
+
+def _offsets(row: dict, key: str, text: str, bad):
+    if key not in row:
+        return None
+    value = row[key]
+    if not isinstance(value, list):
+        bad(key, "must be a list of [start, end] character offsets")
+        return None
+    spans, previous_end = [], 0
+    for i, item in enumerate(value):
+        ok = (isinstance(item, list) and len(item) == 2
+              and all(isinstance(x, int) and not isinstance(x, bool) for x in item))
+        if not ok:
+            bad(f"{key}[{i}]", "must be [start, end] with integer offsets")
+            return None
+        start, end = item
+        if not (0 <= start < end <= len(text)):
+            bad(f"{key}[{i}]", f"span [{start}, {end}] lies outside the text "
+                               f"(length {len(text)})")
+            return None
+        if start < previous_end:
+            bad(f"{key}[{i}]", "spans must be in order and must not overlap")
+            return None
+        previous_end = end
+        spans.append((start, end))
+    return spans
+
+
+def _sentence_list(row: dict, bad):
+    value = row["sentences"]
+    if not isinstance(value, list) or not value:
+        bad("sentences", "must be a non-empty list of {source, target} pairs")
+        return "", "", None, None, None
+    sources, targets = [], []
+    for i, pair in enumerate(value):
+        if not isinstance(pair, dict):
+            bad(f"sentences[{i}]", "must be an object with source and target")
+            continue
+        s = _text(pair, "source", lambda f, m, i=i: bad(f"sentences[{i}].{f}", m))
+        t = _text(pair, "target", lambda f, m, i=i: bad(f"sentences[{i}].{f}", m))
+        sources.append(s.strip())
+        targets.append(t.strip())
+    source, src_sents = _join(sources)
+    target, tgt_sents = _join(targets)
+    pairs = [(i, i) for i in range(len(sources))]
+    return source, target, pairs, src_sents, tgt_sents
+
+
+def _join(sentences: list[str]) -> tuple[str, list[tuple[int, int]]]:
+    offsets, position = [], 0
+    for sentence in sentences:
+        offsets.append((position, position + len(sentence)))
+        position += len(sentence) + len(SENTENCE_JOINER)
+    return SENTENCE_JOINER.join(sentences), offsets

@@ -1,0 +1,126 @@
+"""Storing validated document records in a project, all or nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from annotator import audit
+from annotator.align.text import split_sentences
+from annotator.ingest.readers import DocumentRecord, IngestError, Problem, read_documents
+from annotator.models import Assignment, Document, Edit, Project, Rating
+
+
+@dataclass
+class ImportResult:
+    created: int
+    updated: int
+
+
+def import_file(
+    session: Session,
+    project: Project,
+    path: Path,
+    fmt: str | None = None,
+    *,
+    update: bool = False,
+    user_id: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> ImportResult:
+    """Read, validate and store a file. Raises IngestError (and writes nothing) on any
+    problem; the caller's transaction is left for the caller to commit."""
+    records = read_documents(path, fmt)
+    result = store_documents(session, project, records, str(path), update=update,
+                             progress=progress)
+    audit.record(
+        session, "documents.imported", user_id=user_id, project_id=project.id,
+        object_type="project", object_id=project.id, file=path.name,
+        created=result.created, updated=result.updated,
+    )
+    return result
+
+
+def store_documents(
+    session: Session,
+    project: Project,
+    records: list[DocumentRecord],
+    file_name: str,
+    *,
+    update: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> ImportResult:
+    existing = _existing(session, project, [r.external_id for r in records])
+    problems = []
+    for record in records:
+        doc = existing.get(record.external_id)
+        if doc is None:
+            continue
+        if not update:
+            problems.append(Problem(file_name, record.line, "id",
+                                    f"document {record.external_id!r} already exists in project "
+                                    f"{project.name!r} (use --update to replace documents that "
+                                    "have no annotations yet)"))
+        elif _has_annotations(session, doc):
+            problems.append(Problem(file_name, record.line, "id",
+                                    f"document {record.external_id!r} already has annotations "
+                                    "and cannot be replaced"))
+    if problems:
+        raise IngestError(problems)
+
+    next_position = (session.scalar(
+        select(func.max(Document.position)).where(Document.project_id == project.id)
+    ) or 0) + 1
+    created = updated = 0
+    for done, record in enumerate(records, start=1):
+        source_sents = record.source_sentences or split_sentences(record.source)
+        target_sents = record.target_sentences or split_sentences(record.target)
+        values = dict(
+            source=record.source,
+            target=record.target,
+            meta=record.meta,
+            source_sentences=[list(s) for s in source_sents],
+            target_sentences=[list(s) for s in target_sents],
+            sentence_pairs=[list(p) for p in record.sentence_pairs]
+            if record.sentence_pairs else None,
+        )
+        doc = existing.get(record.external_id)
+        if doc is None:
+            session.add(Document(project_id=project.id, external_id=record.external_id,
+                                 position=next_position, **values))
+            next_position += 1
+            created += 1
+        else:
+            for key, value in values.items():
+                setattr(doc, key, value)
+            doc.suggestions.clear()  # pre-highlights of the old text no longer apply
+            doc.prehighlighted_at = None
+            updated += 1
+        if done % 1000 == 0:
+            session.flush()
+        if progress is not None:
+            progress(1)
+    session.flush()
+    return ImportResult(created=created, updated=updated)
+
+
+def _existing(session: Session, project: Project, ids: list[str]) -> dict[str, Document]:
+    found: dict[str, Document] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        for doc in session.scalars(select(Document).where(
+            Document.project_id == project.id, Document.external_id.in_(chunk)
+        )):
+            found[doc.external_id] = doc
+    return found
+
+
+def _has_annotations(session: Session, doc: Document) -> bool:
+    edits = session.scalar(select(func.count(Edit.id)).join(Assignment).where(
+        Assignment.document_id == doc.id))
+    ratings = session.scalar(select(func.count(Rating.id)).join(Assignment).where(
+        Assignment.document_id == doc.id))
+    return bool(edits or ratings)

@@ -1,0 +1,291 @@
+"""The data model: projects of original/simplified document pairs, who annotates what, and
+everything they mark.
+
+Tables follow the data flow: documents (with sentence offsets) -> suggestions (pre-highlights)
+-> assignments -> edits with spans, ratings -> audit events. Every record that annotators or
+leads change carries a ``version``; SQLAlchemy checks it on every UPDATE (optimistic
+concurrency), and the JSON API compares it with the version the client last saw, so a stale
+save is refused instead of overwriting newer work.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column, relationship
+
+ROLES = ("admin", "lead", "annotator")
+SIDES = ("source", "target")
+ASSIGNMENT_STATUSES = ("assigned", "in_progress", "done")
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    # Stable constraint names, so Alembic migrations behave the same on SQLite and PostgreSQL.
+    metadata = MetaData(
+        naming_convention={
+            "ix": "ix_%(column_0_label)s",
+            "uq": "uq_%(table_name)s_%(column_0_name)s",
+            "ck": "ck_%(table_name)s_%(constraint_name)s",
+            "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+            "pk": "pk_%(table_name)s",
+        }
+    )
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, Any: JSON}
+
+
+class Versioned:
+    """Mixin: a version counter that SQLAlchemy bumps and checks on every UPDATE."""
+
+    version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=utcnow, onupdate=utcnow
+    )
+
+    @declared_attr.directive
+    def __mapper_args__(cls) -> dict[str, Any]:
+        return {"version_id_col": cls.__table__.c.version}
+
+
+class User(Base):
+    __tablename__ = "users"
+    __table_args__ = (CheckConstraint("role IN ('admin', 'lead', 'annotator')", name="role"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(80), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    role: Mapped[str] = mapped_column(String(16))
+    active: Mapped[bool] = mapped_column(default=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    @property
+    def is_lead(self) -> bool:
+        return self.role in ("admin", "lead")
+
+
+class Project(Versioned, Base):
+    __tablename__ = "projects"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(120), unique=True)
+    schema_name: Mapped[str] = mapped_column(String(120))
+    # The schema YAML exactly as it was when the project was created: a project keeps
+    # working (and releases stay reproducible) even if the built-in file changes later.
+    schema_yaml: Mapped[str] = mapped_column(Text)
+    annotators_per_doc: Mapped[int] = mapped_column(default=2)
+    settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    documents: Mapped[list[Document]] = relationship(back_populates="project")
+    members: Mapped[list[ProjectMember]] = relationship(back_populates="project")
+
+
+class ProjectMember(Base):
+    __tablename__ = "project_members"
+    __table_args__ = (
+        UniqueConstraint("project_id", "user_id"),
+        CheckConstraint("role IN ('lead', 'annotator')", name="role"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    role: Mapped[str] = mapped_column(String(16))
+
+    project: Mapped[Project] = relationship(back_populates="members")
+    user: Mapped[User] = relationship()
+
+
+class Document(Versioned, Base):
+    __tablename__ = "documents"
+    __table_args__ = (UniqueConstraint("project_id", "external_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    external_id: Mapped[str] = mapped_column(String(200))
+    source: Mapped[str] = mapped_column(Text)
+    target: Mapped[str] = mapped_column(Text)
+    meta: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # Character offsets [[start, end], ...] of the sentences on each side.
+    source_sentences: Mapped[list[Any]] = mapped_column(default=list)
+    target_sentences: Mapped[list[Any]] = mapped_column(default=list)
+    # For sentence-level input: indices [[source_i, target_i], ...] of aligned sentences.
+    sentence_pairs: Mapped[list[Any] | None] = mapped_column(nullable=True)
+    position: Mapped[int] = mapped_column(default=0)  # order within the import
+    prehighlighted_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    project: Mapped[Project] = relationship(back_populates="documents")
+    assignments: Mapped[list[Assignment]] = relationship(back_populates="document")
+    suggestions: Mapped[list[Suggestion]] = relationship(
+        back_populates="document", cascade="all, delete-orphan"
+    )
+
+
+class Assignment(Versioned, Base):
+    __tablename__ = "assignments"
+    __table_args__ = (
+        UniqueConstraint("document_id", "user_id"),
+        Index("ix_assignments_user_status", "user_id", "status"),
+        CheckConstraint("status IN ('assigned', 'in_progress', 'done')", name="status"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), index=True
+    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    status: Mapped[str] = mapped_column(String(16), default="assigned")
+    seconds_spent: Mapped[float] = mapped_column(Float, default=0.0)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    document: Mapped[Document] = relationship(back_populates="assignments")
+    user: Mapped[User] = relationship()
+    edits: Mapped[list[Edit]] = relationship(
+        back_populates="assignment", cascade="all, delete-orphan", order_by="Edit.id"
+    )
+    ratings: Mapped[list[Rating]] = relationship(
+        back_populates="assignment", cascade="all, delete-orphan", order_by="Rating.id"
+    )
+
+
+class Edit(Versioned, Base):
+    """One marked problem: an edit type, its fields (question, answer, severity, ...) and
+    spans on either side."""
+
+    __tablename__ = "edits"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(
+        ForeignKey("assignments.id", ondelete="CASCADE"), index=True
+    )
+    edit_type: Mapped[str] = mapped_column(String(64))
+    fields: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    suggestion_id: Mapped[int | None] = mapped_column(
+        ForeignKey("suggestions.id", ondelete="SET NULL"), nullable=True
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    assignment: Mapped[Assignment] = relationship(back_populates="edits")
+    spans: Mapped[list[Span]] = relationship(
+        back_populates="edit", cascade="all, delete-orphan", order_by="(Span.side, Span.start)"
+    )
+
+
+class Span(Base):
+    """A character range on one side of the pair: ``side`` is 'source' (the original) or
+    'target' (the simplification); ``end`` is exclusive."""
+
+    __tablename__ = "spans"
+    __table_args__ = (
+        CheckConstraint("side IN ('source', 'target')", name="side"),
+        CheckConstraint("start >= 0 AND \"end\" > start", name="range"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    edit_id: Mapped[int] = mapped_column(ForeignKey("edits.id", ondelete="CASCADE"), index=True)
+    side: Mapped[str] = mapped_column(String(8))
+    start: Mapped[int] = mapped_column(Integer)
+    end: Mapped[int] = mapped_column(Integer)
+
+    edit: Mapped[Edit] = relationship(back_populates="spans")
+
+
+class Rating(Versioned, Base):
+    """An item-level rating: one schema field for one item (the document, a sentence, an
+    aligned sentence pair or a QA item)."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (UniqueConstraint("assignment_id", "level", "item", "field"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(
+        ForeignKey("assignments.id", ondelete="CASCADE"), index=True
+    )
+    level: Mapped[str] = mapped_column(String(16))
+    item: Mapped[str] = mapped_column(String(64), default="")
+    field: Mapped[str] = mapped_column(String(64))
+    value: Mapped[Any] = mapped_column(nullable=True)
+    rationale: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+    assignment: Mapped[Assignment] = relationship(back_populates="ratings")
+
+
+class Suggestion(Base):
+    """A pre-highlight from the alignment engine (kind, spans per side, score, method and a
+    one-line explanation)."""
+
+    __tablename__ = "suggestions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), index=True
+    )
+    kind: Mapped[str] = mapped_column(String(32))
+    source_spans: Mapped[list[Any]] = mapped_column(default=list)
+    target_spans: Mapped[list[Any]] = mapped_column(default=list)
+    score: Mapped[float] = mapped_column(Float, default=0.0)
+    method: Mapped[str] = mapped_column(String(64))
+    explanation: Mapped[str] = mapped_column(Text, default="")
+    category: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    document: Mapped[Document] = relationship(back_populates="suggestions")
+
+
+class SuggestionAction(Base):
+    """An annotator accepting or dismissing a suggestion: the data behind the precision
+    report of each pre-highlighter."""
+
+    __tablename__ = "suggestion_actions"
+    __table_args__ = (
+        UniqueConstraint("suggestion_id", "user_id"),
+        CheckConstraint("action IN ('accepted', 'dismissed')", name="action"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    suggestion_id: Mapped[int] = mapped_column(ForeignKey("suggestions.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    action: Mapped[str] = mapped_column(String(16))
+    edit_id: Mapped[int | None] = mapped_column(
+        ForeignKey("edits.id", ondelete="SET NULL"), nullable=True
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class AuditEvent(Base):
+    """Who did what, when: imports, assignments, logins, edits, decisions."""
+
+    __tablename__ = "audit_events"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    project_id: Mapped[int | None] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), nullable=True, index=True
+    )
+    action: Mapped[str] = mapped_column(String(64))
+    object_type: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    object_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    details: Mapped[dict[str, Any]] = mapped_column(default=dict)

@@ -1,0 +1,82 @@
+"""Projects: a named set of document pairs annotated under one task schema."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from annotator import audit
+from annotator.models import Project, ProjectMember, User
+from annotator.schemas import Schema, load_schema, parse_schema
+
+
+class ProjectError(ValueError):
+    pass
+
+
+def create_project(
+    session: Session,
+    name: str,
+    schema: str,
+    *,
+    annotators_per_doc: int = 2,
+    leads: list[User] = (),
+) -> Project:
+    name = name.strip()
+    if not name or len(name) > 120:
+        raise ProjectError("name: 1-120 characters")
+    if annotators_per_doc < 1:
+        raise ProjectError("annotators per document: at least 1")
+    if session.scalar(select(Project).where(Project.name == name)) is not None:
+        raise ProjectError(f"a project named {name!r} exists already")
+    loaded = load_schema(schema)  # raises SchemaError with file/key/expected
+    project = Project(
+        name=name,
+        schema_name=loaded.name,
+        schema_yaml=loaded.source_text,
+        annotators_per_doc=annotators_per_doc,
+    )
+    session.add(project)
+    session.flush()
+    for lead in leads:
+        add_member(session, project, lead, "lead")
+    audit.record(
+        session, "project.created", project_id=project.id, object_type="project",
+        object_id=project.id, schema=loaded.name, annotators_per_doc=annotators_per_doc,
+    )
+    return project
+
+
+def add_member(session: Session, project: Project, user: User, role: str) -> ProjectMember:
+    existing = session.scalar(
+        select(ProjectMember).where(
+            ProjectMember.project_id == project.id, ProjectMember.user_id == user.id
+        )
+    )
+    if existing is not None:
+        return existing
+    member = ProjectMember(project_id=project.id, user_id=user.id, role=role)
+    session.add(member)
+    session.flush()
+    return member
+
+
+def get_project(session: Session, name: str) -> Project:
+    project = session.scalar(select(Project).where(Project.name == name))
+    if project is None:
+        known = session.scalars(select(Project.name).order_by(Project.name)).all()
+        hint = f" (projects: {', '.join(known)})" if known else " (no projects yet)"
+        raise ProjectError(f"no project named {name!r}{hint}")
+    return project
+
+
+def project_schema(project: Project) -> Schema:
+    """The schema frozen into the project when it was created."""
+    return _parse_cached(project.schema_yaml, project.schema_name)
+
+
+@lru_cache(maxsize=64)
+def _parse_cached(text: str, name: str) -> Schema:
+    return parse_schema(text, f"project schema {name}")

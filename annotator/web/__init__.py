@@ -1,0 +1,1 @@
+"""Web blueprints: auth (login), documents (annotators' work), dashboard (leads)."""

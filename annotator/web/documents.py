@@ -1,0 +1,64 @@
+"""The annotator's side: the list of assigned documents and the document view."""
+
+from __future__ import annotations
+
+from flask import Blueprint, redirect, render_template, url_for
+from sqlalchemy import select
+from sqlalchemy.orm import joinedload
+
+from annotator.models import Assignment, Document
+from annotator.projects import project_schema
+from annotator.web.access import assignment_for_viewer, db, load_user, login_required
+
+bp = Blueprint("documents", __name__)
+
+
+@bp.route("/")
+@login_required
+def home():
+    if load_user().is_lead:
+        return redirect(url_for("dashboard.projects"))
+    return redirect(url_for("documents.my_documents"))
+
+
+@bp.route("/my")
+@login_required
+def my_documents():
+    user = load_user()
+    assignments = db().scalars(
+        select(Assignment)
+        .where(Assignment.user_id == user.id)
+        .options(joinedload(Assignment.document).joinedload(Document.project))
+        .join(Document)
+        .order_by(Document.project_id, Document.position)
+    ).all()
+    return render_template("my_documents.html", assignments=assignments)
+
+
+@bp.route("/assignments/<int:assignment_id>")
+@login_required
+def view_assignment(assignment_id: int):
+    assignment = assignment_for_viewer(assignment_id)
+    document = assignment.document
+    return render_template(
+        "document_view.html",
+        assignment=assignment,
+        document=document,
+        schema=project_schema(document.project),
+        source_sentences=sentence_texts(document.source, document.source_sentences),
+        target_sentences=sentence_texts(document.target, document.target_sentences),
+    )
+
+
+def sentence_texts(text: str, offsets: list) -> list[dict]:
+    """Sentences with their numbers and offsets; text between sentences is kept so the
+    rendered text is exactly the stored one."""
+    result, position = [], 0
+    for number, (start, end) in enumerate(offsets, start=1):
+        result.append({"number": number, "start": start, "end": end,
+                       "before": text[position:start], "text": text[start:end]})
+        position = end
+    if position < len(text) or not offsets:
+        result.append({"number": None, "start": position, "end": len(text),
+                       "before": "", "text": text[position:]})
+    return result

@@ -1,0 +1,93 @@
+"""Shared fixtures: a real database file (or a real PostgreSQL database), the real app."""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from annotator.accounts import create_user
+from annotator.app import create_app
+from annotator.config import Config
+from annotator.db import Database
+
+# Set ANNOTATOR_TEST_POSTGRES_URL (e.g. postgresql://postgres@127.0.0.1:5433/postgres) to
+# run every database test against a fresh PostgreSQL database instead of a SQLite file.
+POSTGRES_ADMIN_URL = os.environ.get("ANNOTATOR_TEST_POSTGRES_URL")
+PASSWORD = "correct-horse-battery"
+
+
+@pytest.fixture
+def database_url(tmp_path):
+    if not POSTGRES_ADMIN_URL:
+        yield f"sqlite:///{tmp_path / 'test.sqlite3'}"
+        return
+    name = f"annotator_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    yield make_url(POSTGRES_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture
+def env(tmp_path, database_url, monkeypatch):
+    """Environment for commands: every command honours ANNOTATOR_DATABASE_URL."""
+    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", database_url)
+    monkeypatch.setenv("ANNOTATOR_INSTANCE_PATH", str(tmp_path / "instance"))
+    monkeypatch.setenv("ANNOTATOR_EXPORTS_PATH", str(tmp_path / "exports"))
+    return {"ANNOTATOR_DATABASE_URL": database_url}
+
+
+@pytest.fixture
+def config(tmp_path, database_url):
+    return Config.from_env({}, instance_path=tmp_path / "instance", database_url=database_url,
+                           secret_key="test-secret", exports_path=tmp_path / "exports")
+
+
+@pytest.fixture
+def database(config):
+    db = Database(config.database_url)
+    db.upgrade()
+    yield db
+    db.dispose()
+
+
+@pytest.fixture
+def app(config, database):
+    app = create_app(config)
+    yield app
+    app.extensions["annotator_db"].dispose()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def users(database):
+    """A lead, two annotators and an admin, all with the same password."""
+    with database.session() as session:
+        made = {name: create_user(session, name, PASSWORD, role) for name, role in (
+            ("lee", "lead"), ("ana", "annotator"), ("ben", "annotator"), ("root", "admin"))}
+        return {name: user.id for name, user in made.items()}
+
+
+def csrf_token(client, path="/login") -> str:
+    page = client.get(path).get_data(as_text=True)
+    match = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert match, f"no CSRF token on {path}"
+    return match.group(1)
+
+
+def login(client, username, password=PASSWORD):
+    token = csrf_token(client)
+    return client.post("/login", data={"username": username, "password": password,
+                                       "csrf_token": token})

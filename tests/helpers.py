@@ -1,0 +1,28 @@
+"""Small builders used across tests (not fixtures, so tests call them explicitly)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from annotator.models import Assignment, AuditEvent, Document, Edit, Rating, Span
+
+
+def write_jsonl(path: Path, records) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
+                    encoding="utf-8")
+    return path
+
+
+def pairs(n: int, prefix: str = "d") -> list[dict]:
+    return [{"id": f"{prefix}{i}",
+             "source": f"Patients received {i}.5 mg/kg i.v. daily. The trial was double-blind.",
+             "target": f"Patients got medicine {i}. The study was fair.",
+             "meta": {"system": "sys-a"}} for i in range(1, n + 1)]
+
+
+def row_counts(session) -> dict[str, int]:
+    return {model.__tablename__: session.scalar(select(func.count()).select_from(model))
+            for model in (Document, Assignment, Edit, Span, Rating, AuditEvent)}
