@@ -91,3 +91,26 @@ def login(client, username, password=PASSWORD):
     token = csrf_token(client)
     return client.post("/login", data={"username": username, "password": password,
                                        "csrf_token": token})
+
+
+@pytest.fixture
+def study(database, users, tmp_path):
+    """Project 'trial' (lead lee) with 3 documents, each assigned to ana and ben; one
+    document's simplification carries a script payload."""
+    from annotator.assignment import assign_documents
+    from annotator.ingest import import_file
+    from annotator.models import Assignment, User
+    from annotator.projects import create_project
+    from tests.helpers import pairs, write_jsonl
+
+    records = pairs(3)
+    records[2]["target"] = "Fine. <script>window.__pwned = 1</script><img src=x onerror=alert(1)>"
+    with database.session() as session:
+        project = create_project(session, "trial", "infolossqa",
+                                 leads=[session.get(User, users["lee"])])
+        import_file(session, project, write_jsonl(tmp_path / "trial.jsonl", records))
+        assign_documents(session, project, ["ana", "ben"])
+        by_user = {}
+        for a in session.query(Assignment).order_by(Assignment.id):
+            by_user.setdefault(a.user.username, []).append(a.id)
+        return {"project_id": project.id, "assignments": by_user, "users": users}
