@@ -114,3 +114,56 @@ def study(database, users, tmp_path):
         for a in session.query(Assignment).order_by(Assignment.id):
             by_user.setdefault(a.user.username, []).append(a.id)
         return {"project_id": project.id, "assignments": by_user, "users": users}
+
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = __import__("pathlib").Path(__file__).resolve().parent.parent / "test-artifacts"
+
+
+@pytest.fixture
+def live_server(app):
+    """The real app served over HTTP on a free loopback port, in a thread."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Debian's Chromium driven by Playwright. Missing Chromium fails the run: it is
+    installed by `make test` (scripts/system-deps.sh), never skipped."""
+    from playwright.sync_api import sync_playwright
+
+    assert os.path.exists(CHROMIUM), f"{CHROMIUM} is missing: run `make system-deps`"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium):
+    context = chromium.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+def browser_login(page, base_url, username, password=PASSWORD):
+    page.goto(f"{base_url}/login")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    page.wait_for_load_state("networkidle")
