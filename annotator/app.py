@@ -40,8 +40,9 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     app.extensions["annotator_db"] = database
     csrf.init_app(app)
 
-    from annotator.web import auth, dashboard, documents
+    from annotator.web import api, auth, dashboard, documents
 
+    app.register_blueprint(api.bp)
     app.register_blueprint(auth.bp)
     app.register_blueprint(documents.bp)
     app.register_blueprint(dashboard.bp)

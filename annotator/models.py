@@ -128,6 +128,8 @@ class Document(Versioned, Base):
     target_sentences: Mapped[list[Any]] = mapped_column(default=list)
     # For sentence-level input: indices [[source_i, target_i], ...] of aligned sentences.
     sentence_pairs: Mapped[list[Any] | None] = mapped_column(nullable=True)
+    # Sentence alignment from the alignment engine: [[[source_i, ...], [target_j, ...]], ...].
+    alignment: Mapped[list[Any] | None] = mapped_column(nullable=True)
     position: Mapped[int] = mapped_column(default=0)  # order within the import
     prehighlighted_at: Mapped[datetime | None] = mapped_column(
         DateTime(timezone=True), nullable=True

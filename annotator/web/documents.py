@@ -6,6 +6,7 @@ from flask import Blueprint, redirect, render_template, url_for
 from sqlalchemy import select
 from sqlalchemy.orm import joinedload
 
+from annotator.guidelines import GuidelineNotFound, guideline_html
 from annotator.models import Assignment, Document
 from annotator.projects import project_schema
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
@@ -48,6 +49,18 @@ def view_assignment(assignment_id: int):
         source_sentences=sentence_texts(document.source, document.source_sentences),
         target_sentences=sentence_texts(document.target, document.target_sentences),
     )
+
+
+@bp.route("/guidelines/<int:assignment_id>")
+@login_required
+def guideline(assignment_id: int):
+    """The guideline of the assignment's schema as an HTML fragment (for the side panel)."""
+    assignment = assignment_for_viewer(assignment_id)
+    schema = project_schema(assignment.document.project)
+    try:
+        return guideline_html(schema.guideline or f"{schema.name}.md")
+    except GuidelineNotFound:
+        return "<p>This schema has no guideline file.</p>"
 
 
 def sentence_texts(text: str, offsets: list) -> list[dict]:

@@ -1,8 +1,8 @@
 """initial schema
 
 Revision ID: 0001
-Revises: 
-Create Date: 2026-11-22 02:06:30.423957
+Revises:
+Create Date: 2026-11-22 02:12:54.566108
 """
 from alembic import op
 import sqlalchemy as sa
@@ -66,6 +66,7 @@ def upgrade() -> None:
     sa.Column('source_sentences', sa.JSON(), nullable=False),
     sa.Column('target_sentences', sa.JSON(), nullable=False),
     sa.Column('sentence_pairs', sa.JSON(), nullable=True),
+    sa.Column('alignment', sa.JSON(), nullable=True),
     sa.Column('position', sa.Integer(), nullable=False),
     sa.Column('prehighlighted_at', sa.DateTime(timezone=True), nullable=True),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),

@@ -1,0 +1,201 @@
+"""The JSON API behind the annotation page.
+
+Blind by construction: every endpoint is scoped to one assignment, and an assignment's
+payload holds only its own edits and ratings and its own suggestion actions. Writes are
+allowed to the assignment's annotator only; a lead viewing someone's work gets it read-only.
+
+Errors: 400 malformed JSON, 404 not yours / not found, 409 stale version or document marked
+done (with the current record), 422 does not fit the schema (with a list of problems).
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, jsonify, request
+from sqlalchemy import select
+from werkzeug.exceptions import HTTPException
+
+from annotator.annotations import (
+    Conflict,
+    ValidationFailed,
+    add_time,
+    assignment_to_dict,
+    create_edit,
+    delete_edit,
+    edit_to_dict,
+    rating_to_dict,
+    record_suggestion_action,
+    set_rating,
+    set_status,
+    suggestion_to_dict,
+    update_edit,
+)
+from annotator.models import Assignment, Edit, Suggestion, SuggestionAction
+from annotator.projects import project_schema
+from annotator.schemas import Schema
+from annotator.web.access import assignment_for_viewer, db, load_user, login_required
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+@bp.errorhandler(HTTPException)
+def http_error(exc: HTTPException):
+    return jsonify(error=exc.name.lower(), message=exc.description), exc.code
+
+
+@bp.errorhandler(ValidationFailed)
+def invalid(exc: ValidationFailed):
+    db().rollback()
+    return jsonify(error="invalid", message=str(exc), problems=exc.problems), 422
+
+
+@bp.errorhandler(Conflict)
+def conflict(exc: Conflict):
+    db().rollback()
+    return jsonify(error="conflict", message=str(exc), current=exc.current), 409
+
+
+def body() -> dict:
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        abort(400, description="expected a JSON object")
+    return data
+
+
+def own_assignment(assignment_id: int) -> Assignment:
+    """The caller's own assignment, for writing. Anything else is a 404."""
+    assignment = db().get(Assignment, assignment_id)
+    if assignment is None or assignment.user_id != load_user().id:
+        abort(404)
+    return assignment
+
+
+def own_edit(edit_id: int) -> Edit:
+    edit = db().get(Edit, edit_id)
+    if edit is None or edit.assignment.user_id != load_user().id:
+        abort(404)
+    return edit
+
+
+def schema_to_dict(schema: Schema) -> dict:
+    def field(f):
+        return {"name": f.name, "label": f.label, "type": f.type, "required": f.required,
+                "help": f.help, "level": f.level,
+                "options": [{"value": o.value, "label": o.label} for o in f.options]}
+
+    return {
+        "name": schema.name, "title": schema.title, "unit": schema.unit,
+        "guideline": schema.guideline,
+        "edit_types": [{"name": e.name, "label": e.label, "sides": list(e.sides),
+                        "required_sides": list(e.required_sides), "color": e.color,
+                        "key": e.key, "description": e.description,
+                        "fields": [field(f) for f in e.fields]} for e in schema.edit_types],
+        "ratings": [field(r) for r in schema.ratings],
+    }
+
+
+@bp.get("/assignments/<int:assignment_id>")
+@login_required
+def get_assignment(assignment_id: int):
+    assignment = assignment_for_viewer(assignment_id)
+    document = assignment.document
+    actions = dict(db().execute(
+        select(SuggestionAction.suggestion_id, SuggestionAction.action)
+        .join(Suggestion, Suggestion.id == SuggestionAction.suggestion_id)
+        .where(Suggestion.document_id == document.id,
+               SuggestionAction.user_id == assignment.user_id)
+    ).all())
+    return jsonify(
+        assignment=assignment_to_dict(assignment),
+        read_only=assignment.user_id != load_user().id,
+        document={
+            "id": document.id, "external_id": document.external_id,
+            "source": document.source, "target": document.target,
+            "source_sentences": document.source_sentences,
+            "target_sentences": document.target_sentences,
+            "alignment": document.alignment, "meta": document.meta,
+        },
+        schema=schema_to_dict(project_schema(document.project)),
+        edits=[edit_to_dict(e) for e in assignment.edits],
+        ratings=[rating_to_dict(r) for r in assignment.ratings],
+        suggestions=[suggestion_to_dict(s, actions.get(s.id))
+                     for s in sorted(document.suggestions, key=_reading_order)],
+    )
+
+
+def _reading_order(suggestion: Suggestion):
+    spans = suggestion.source_spans or suggestion.target_spans or [[0, 0]]
+    side = 0 if suggestion.source_spans else 1
+    return (side, spans[0][0], suggestion.id)
+
+
+@bp.post("/assignments/<int:assignment_id>/edits")
+@login_required
+def post_edit(assignment_id: int):
+    assignment = own_assignment(assignment_id)
+    edit = create_edit(db(), assignment, body(), load_user().id)
+    db().commit()
+    return jsonify(edit=edit_to_dict(edit), assignment=assignment_to_dict(assignment)), 201
+
+
+@bp.put("/edits/<int:edit_id>")
+@login_required
+def put_edit(edit_id: int):
+    edit = own_edit(edit_id)
+    update_edit(db(), edit, body(), load_user().id)
+    db().commit()
+    return jsonify(edit=edit_to_dict(edit), assignment=assignment_to_dict(edit.assignment))
+
+
+@bp.delete("/edits/<int:edit_id>")
+@login_required
+def remove_edit(edit_id: int):
+    edit = own_edit(edit_id)
+    assignment = edit.assignment
+    version = request.args.get("version", type=int)
+    delete_edit(db(), edit, version, load_user().id)
+    db().commit()
+    return jsonify(deleted=edit_id, assignment=assignment_to_dict(assignment))
+
+
+@bp.put("/assignments/<int:assignment_id>/ratings")
+@login_required
+def put_rating(assignment_id: int):
+    assignment = own_assignment(assignment_id)
+    rating = set_rating(db(), assignment, body(), load_user().id)
+    db().commit()
+    return jsonify(rating=rating_to_dict(rating), assignment=assignment_to_dict(assignment))
+
+
+@bp.post("/assignments/<int:assignment_id>/suggestions/<int:suggestion_id>")
+@login_required
+def suggestion_action(assignment_id: int, suggestion_id: int):
+    assignment = own_assignment(assignment_id)
+    data = body()
+    record = record_suggestion_action(db(), assignment, suggestion_id, data.get("action"),
+                                      data.get("edit_id"))
+    db().commit()
+    return jsonify(suggestion_id=suggestion_id, action=record.action, edit_id=record.edit_id)
+
+
+@bp.post("/assignments/<int:assignment_id>/time")
+@login_required
+def report_time(assignment_id: int):
+    assignment = own_assignment(assignment_id)
+    seconds = add_time(db(), assignment, body().get("seconds"))
+    db().commit()
+    return jsonify(seconds_spent=round(seconds, 1))
+
+
+@bp.post("/assignments/<int:assignment_id>/status")
+@login_required
+def change_status(assignment_id: int):
+    assignment = own_assignment(assignment_id)
+    data = body()
+    missing = set_status(db(), assignment, data.get("status"), data.get("version"),
+                         load_user().id)
+    if missing:
+        db().rollback()
+        return jsonify(error="incomplete", message="Some required answers are missing.",
+                       missing=missing), 422
+    db().commit()
+    return jsonify(assignment=assignment_to_dict(assignment))
