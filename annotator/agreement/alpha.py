@@ -181,7 +181,8 @@ def masi_distance(a: frozenset, b: frozenset) -> float:
 
 def masi_delta(sets: Sequence[frozenset]) -> np.ndarray:
     """Pairwise MASI distances between the distinct label sets observed."""
-    return np.array([[masi_distance(a, b) for b in sets] for a in sets], dtype=np.float64)
+    return np.array([[masi_distance(a, b) for b in sets] for a in sets],
+                    dtype=np.float64).reshape(len(sets), len(sets))
 
 
 def masi_alpha(data: Sequence[Sequence[frozenset | None]]) -> float:

@@ -99,7 +99,7 @@ def field_agreement(units: Units, field, n_docs: int, boot: Bootstrap | None) ->
     out["fleiss"] = metric(lambda: co.fleiss_kappa(counts), boot, fleiss_doc,
                            lambda s: co.fleiss_batch(s[..., 0], s[..., 1], s[..., 2:]), "fleiss")
     out["percent"] = metric(lambda: co.percent_agreement(counts), boot, fleiss_doc[:, :2],
-                            lambda s: s[..., 0] / s[..., 1])
+                            _ratio)
     out["cohen"] = _cohen_pairs(units, raters, categories, field.type == "ordinal", n_docs, boot)
     zero = 0 if 0 in categories else categories[0]
     items = [list(v.values()) for v in units.values]
@@ -152,6 +152,11 @@ def _multichoice(units: Units) -> dict:
 
     out["percent"] = metric(percent)
     return out
+
+
+def _ratio(s):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return s[..., 0] / s[..., 1]
 
 
 def _num_or_str(v):

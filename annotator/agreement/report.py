@@ -141,7 +141,7 @@ def _spans(inp, annotators, side, boot, threshold, first_only) -> dict:
         per_doc, domain, delta, (_names, rows) = per_document_coincidence(proj, doc_ids, binary)
         total = per_doc.sum(axis=0)
         if binary:
-            point = lambda rows=rows: krippendorff_alpha(rows, "nominal", [0, 1])  # noqa: E731
+            point = lambda rows=rows: krippendorff_alpha(_no_rows(rows), "nominal", [0, 1])  # noqa: E731
         else:
             point = lambda total=total, delta=delta, rows=rows: _masi_point(rows, domain, total, delta)  # noqa: E731
         sentence[name] = metric(point, boot, per_doc,
@@ -152,7 +152,14 @@ def _spans(inp, annotators, side, boot, threshold, first_only) -> dict:
     return out
 
 
+def _no_rows(rows):
+    if not rows or not rows[0]:
+        raise UndefinedAgreement("no sentence of a document with annotators")
+    return rows
+
+
 def _masi_point(rows, domain, total, delta) -> float:
+    _no_rows(rows)
     index = {v: i for i, v in enumerate(domain)}
     codes = np.array([[index[v] if v is not None else -1 for v in row] for row in rows],
                      dtype=np.int64).reshape(len(rows), -1)

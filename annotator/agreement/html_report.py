@@ -1,0 +1,245 @@
+"""Render an agreement report (the dict of :func:`build_report`) as one self-contained HTML
+file: inline CSS, plots as data-URI PNGs (matplotlib, Agg canvas), no external URL at all.
+
+Every piece of text from the report is escaped with :func:`html.escape`: annotator names,
+labels and headings come from users and model output. Bands follow Landis & Koch (1977) for
+kappas and Artstein & Poesio (2008) for alpha.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from html import escape
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;
+ max-width:62rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#222;background:#fff}
+h1{font-size:1.7rem;margin-bottom:.2rem}h2{font-size:1.3rem;margin-top:2.2rem;
+ border-bottom:1px solid #ddd;padding-bottom:.2rem}h3{font-size:1.05rem;margin-top:1.4rem}
+table{border-collapse:collapse;margin:.6rem 0 1rem;font-size:.92rem}
+th,td{border:1px solid #ddd;padding:.25rem .55rem;text-align:left;vertical-align:top}
+th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.muted{color:#666;font-size:.88rem}.warn{color:#8a4b00}
+img{max-width:100%;height:auto;display:block;margin:.5rem 0}
+.band-good,.band-almost{background:#e3f4e3}.band-tentative,.band-substantial{background:#eef7d9}
+.band-moderate{background:#fff6d6}.band-low,.band-fair,.band-slight,.band-poor{background:#fde4e1}
+"""
+
+
+def _e(value) -> str:
+    return escape("" if value is None else str(value), quote=True)
+
+
+def _num(value, digits: int = 3) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return _e(value)
+
+
+def _metric_cells(m: dict | None) -> str:
+    """value, CI and band cells of a metric dict."""
+    if not m:
+        return "<td>n/a</td><td></td><td></td>"
+    if m.get("value") is None:
+        return (f'<td class="num" title="{_e(m.get("explanation"))}">n/a</td>'
+                f'<td colspan="2" class="muted">{_e(m.get("explanation"))}</td>')
+    ci = m.get("ci") or {}
+    ci_text = (f"{ci['low']:.3f} – {ci['high']:.3f}" if ci.get("low") is not None else "")
+    interp = m.get("interpretation") or {}
+    band = interp.get("band") or ""
+    css = f"band-{band.split()[0]}" if band else ""
+    return (f'<td class="num">{m["value"]:.3f}</td><td class="num">{_e(ci_text)}</td>'
+            f'<td class="{_e(css)}">{_e(band)}</td>')
+
+
+def _png(fig: Figure) -> str:
+    FigureCanvasAgg(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    return f'<img alt="plot" src="data:image/png;base64,{data}">'
+
+
+def _bar(labels, series: dict[str, list[float]], title: str, ylabel: str) -> str:
+    fig = Figure(figsize=(7.5, 3.0))
+    ax = fig.add_subplot()
+    n = max(1, len(series))
+    width = 0.8 / n
+    for i, (name, values) in enumerate(series.items()):
+        xs = [x + (i - (n - 1) / 2) * width for x in range(len(labels))]
+        ax.bar(xs, [0 if v is None else v for v in values], width=width, label=str(name))
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels([str(x) for x in labels], rotation=30 if len(labels) > 6 else 0,
+                       ha="right" if len(labels) > 6 else "center", fontsize=8)
+    ax.set_title(title, fontsize=10)
+    ax.set_ylabel(ylabel, fontsize=9)
+    if n > 1:
+        ax.legend(fontsize=8)
+    ax.spines[["top", "right"]].set_visible(False)
+    return _png(fig)
+
+
+def _table(head: list[str], rows: list[str]) -> str:
+    th = "".join(f"<th>{_e(h)}</th>" for h in head)
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _summary(report) -> str:
+    rows = []
+    for r in report.get("interpretation", []):
+        m = {"value": r["value"], "explanation": r.get("explanation"),
+             "interpretation": {"band": r.get("band")}, "ci": None}
+        rows.append(f"<tr><td>{_e(r['metric'])}</td>{_metric_cells(m)}<td>{_e(r.get('scale'))}</td></tr>")
+    return _table(["coefficient", "value", "", "band", "scale"], rows) + (
+        '<p class="muted">Bands: Landis &amp; Koch (1977) for kappas (slight &le; 0.20 &lt; fair '
+        "&le; 0.40 &lt; moderate &le; 0.60 &lt; substantial &le; 0.80 &lt; almost perfect); "
+        "Artstein &amp; Poesio (2008) for alpha (&ge; 0.8 good, 0.667–0.8 tentative, below "
+        "low).</p>")
+
+
+def _field_section(title: str, entry: dict) -> str:
+    m = entry.get("metrics")
+    if not m:
+        return f"<h3>{_e(title)}</h3><p class='muted'>{_e(entry.get('explanation'))}</p>"
+    out = [f"<h3>{_e(title)}</h3><p class='muted'>{_e(entry.get('type'))} field, "
+           f"{_num(m.get('units'))} units ({_num(m.get('pairable_units'))} with 2+ ratings)"
+           f"{', k = ' + _num(m.get('k')) if m.get('k') else ''}</p>"]
+    rows = []
+    for name in ("alpha_nominal", "alpha_ordinal", "alpha_interval", "alpha_masi", "randolph",
+                 "fleiss", "percent"):
+        if name in m:
+            rows.append(f"<tr><td>{_e(name)}</td>{_metric_cells(m[name])}</tr>")
+    for pair, c in ((m.get("cohen") or {}).get("pairs") or {}).items():
+        for kind in ("kappa", "kappa_linear", "kappa_quadratic"):
+            if kind in c:
+                rows.append(f"<tr><td>cohen {_e(kind)} {_e(pair)}</td>{_metric_cells(c[kind])}</tr>")
+    out.append(_table(["coefficient", "value", "95% CI", "band"], rows))
+    maj = m.get("majority")
+    if maj and maj.get("explanation") is None:
+        out.append(f"<p>Majority label on {_num(maj['with_majority'])} of {_num(maj['items'])} "
+                   f"items; among {_num(maj['nonzero_items'])} items with a non-"
+                   f"{_e(maj['zero_label'])} majority, {_num(maj['specific_majority_among_nonzero'])}"
+                   " agree on one specific label (Devaraj et al. 2022).</p>")
+    for pair, c in ((m.get("cohen") or {}).get("pairs") or {}).items():
+        cats = m.get("categories", [])
+        head = [f"{c['rows']} \\ {c['columns']}"] + [str(x) for x in cats]
+        rows = [f"<tr><th>{_e(cat)}</th>" + "".join(f'<td class="num">{v}</td>' for v in row)
+                + "</tr>" for cat, row in zip(cats, c["confusion"])]
+        out.append(f"<p class='muted'>Confusion matrix {_e(pair)} ({c['items']} items)</p>"
+                   + _table(head, rows))
+    return "".join(out)
+
+
+def _spans(report) -> str:
+    out = []
+    for side, entry in report.get("spans", {}).items():
+        out.append(f"<h3>{_e(side)} side</h3>")
+        if not entry.get("labels"):
+            out.append(f"<p class='muted'>{_e(entry.get('explanation'))}</p>")
+            continue
+        rows = []
+        for label in entry["labels"] + ["macro"]:
+            cells = []
+            for kind in ("exact", "partial"):
+                m = entry[kind]["macro"] if label == "macro" else entry[kind]["per_label"][label]
+                cells.append(_metric_cells(m).rsplit("<td", 1)[0])
+            rows.append(f"<tr><td>{_e(label)}</td>{''.join(cells)}</tr>")
+        out.append(_table(["label", "exact F1", "95% CI", "partial F1", "95% CI"], rows))
+        rows = [f"<tr><td>{_e(k)}</td>{_metric_cells(m)}</tr>"
+                for k, m in entry.get("sentence_alpha", {}).items()]
+        out.append(_table(["sentence-level alpha", "value", "95% CI", "band"], rows))
+    return "".join(out)
+
+
+def _annotators(report) -> str:
+    ann = report.get("annotators", {})
+    if not ann:
+        return "<p class='muted'>No annotators.</p>"
+    types = report["schema"]["edit_types"]
+    head = ["annotator", "documents", "edits", "edits/doc"] + [f"share {t}" for t in types] + [
+        "question tok", "answer tok", "evidence tok", "rationale tok", "median s/doc"]
+    rows = []
+    for name, a in ann.items():
+        cells = [a["documents"], a["edits"], a["edits_per_document"]]
+        cells += [a["edit_type_share"].get(t) for t in types]
+        cells += [a["mean_tokens"][k] for k in ("question", "answer", "evidence", "rationale")]
+        cells.append(a["median_seconds_per_document"])
+        rows.append(f"<tr><td>{_e(name)}</td>"
+                    + "".join(f'<td class="num">{_num(c, 2)}</td>' for c in cells) + "</tr>")
+    plot = _bar(list(ann), {"edits per document": [a["edits_per_document"] for a in ann.values()]},
+                "Edits per document by annotator", "edits")
+    return _table(head, rows) + plot
+
+
+def _plots(report) -> str:
+    out = []
+    sec = report.get("sections", {})
+    if sec.get("counts"):
+        out.append("<h3>Edits by abstract section</h3>")
+        out.append(_bar(sec["order"], {"edits": [sec["counts"][s] for s in sec["order"]]},
+                        "Edits per section of the original", "edits"))
+    pos = report.get("positions", {})
+    if pos.get("bins"):
+        out.append("<h3>Edits by sentence position</h3>")
+        out.append(_bar(pos["bins"], {side: pos[side]["counts"] for side in ("source", "target")},
+                        "Edits per relative sentence position", "edits"))
+    qs = report.get("question_similarity", {})
+    out.append("<h3>Question similarity vs evidence overlap</h3>")
+    groups = qs.get("groups", {})
+    if any(groups.values()):
+        labels = [f"{g} (n={v['n'] if v else 0})" for g, v in groups.items()]
+        out.append(_bar(labels, {"mean cosine": [v["mean"] if v else None for v in groups.values()]},
+                        "Cosine similarity of questions by evidence overlap", "cosine"))
+    else:
+        out.append(f"<p class='muted'>{_e(qs.get('explanation'))}</p>")
+    return "".join(out)
+
+
+def _aggregation(report) -> str:
+    rows = []
+    for field, levels in report.get("aggregation", {}).items():
+        for level in ("sentence", "document", "system"):
+            entry = levels.get(level, {})
+            if "units" not in entry:
+                rows.append(f"<tr><td>{_e(field)}</td><td>{level}</td><td colspan='5' "
+                            f"class='muted'>{_e(entry.get('explanation'))}</td></tr>")
+                continue
+            rows.append(f"<tr><td>{_e(field)}</td><td>{level}</td><td class='num'>{entry['units']}"
+                        f"</td><td class='num'>{_num(entry['mean_0_100'], 1)}</td>"
+                        f"{_metric_cells(entry['alpha_interval'])}</tr>")
+    if not rows:
+        return "<p class='muted'>No ordinal rating field.</p>"
+    return _table(["field", "level", "units", "mean (0-100)", "interval alpha", "95% CI", "band"], rows)
+
+
+def render_html(report: dict) -> str:
+    """One self-contained HTML page for ``report``."""
+    s, c = report["schema"], report["counts"]
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>Agreement report: {_e(s['title'])}</title><style>{CSS}</style></head><body>",
+        f"<h1>Agreement report</h1><p class='muted'>{_e(s['title'])} ({_e(s['name'])}); "
+        f"{c['documents']} documents, {c['annotators']} annotators, {c['edits']} edits, "
+        f"{c['ratings']} ratings; {c['documents_with_2plus_annotators']} documents with two or "
+        f"more annotators. 95% CIs: document bootstrap, {report['settings']['bootstrap']} "
+        f"resamples, seed {report['settings']['seed']}.</p>",
+    ]
+    parts += [f"<p class='warn'>{_e(w)}</p>" for w in report.get("warnings", [])]
+    parts += ["<h2>Summary</h2>", _summary(report), "<h2>Spans</h2>", _spans(report),
+              "<h2>Rating fields</h2>"]
+    parts += [_field_section(k, v) for k, v in report.get("fields", {}).items()] or [
+        "<p class='muted'>The schema has no rating fields.</p>"]
+    parts.append("<h2>Edit fields (matched edit pairs)</h2>")
+    parts += [_field_section(k, v) for k, v in report.get("edit_fields", {}).items()] or [
+        "<p class='muted'>No categorical edit field.</p>"]
+    parts += ["<h2>Aggregation levels</h2>", _aggregation(report),
+              "<h2>Annotators</h2>", _annotators(report), "<h2>Distributions</h2>", _plots(report)]
+    cites = "".join(f"<li>{_e(k)}: {_e(v)}</li>" for k, v in report.get("citations", {}).items())
+    parts.append(f"<h2>References</h2><ul class='muted'>{cites}</ul></body></html>")
+    return "".join(parts)
