@@ -115,4 +115,4 @@ def iaa(file, metric, level, categories):
     except UndefinedAgreement as exc:
         click.echo(f"error: {file}: {metric} is undefined: {exc}", err=True)
         sys.exit(1)
-    click.echo(f"{value:.4f}")
+    click.echo(f"{value:.6f}")
