@@ -19,7 +19,9 @@ COMMANDS = {
     "assign": ("annotator.commands.data", "assign"),
     "demo": ("annotator.commands.serve", "demo"),
     "serve": ("annotator.commands.serve", "serve"),
+    "prehighlight": ("annotator.commands.prehighlight", "prehighlight"),
     "align": ("annotator.commands.align", "align"),
+    "agreement": ("annotator.commands.agreement", "agreement"),
     "iaa": ("annotator.commands.iaa", "iaa"),
 }
 

@@ -1,0 +1,69 @@
+"""From the database to the agreement engine's plain input.
+
+The agreement package is pure (it knows nothing of the database); this module is the one
+place that reads a project's documents, edits, ratings and assignments and hands them over
+as :class:`annotator.agreement.data.AgreementInput`. Statistics are computed on the
+annotators' own work, never on adjudicated gold.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, selectinload
+
+from annotator.agreement.data import AgreementInput, Document, Edit, Rating, Span, Work
+from annotator.models import Assignment
+from annotator.models import Document as DocumentRow
+from annotator.models import Edit as EditRow
+from annotator.models import Project
+from annotator.models import Rating as RatingRow
+from annotator.projects import project_schema
+
+
+def load_agreement_input(session: Session, project: Project, *, embed=None) -> AgreementInput:
+    documents = [
+        Document(id=doc.external_id, source=doc.source, target=doc.target,
+                 source_sentences=[tuple(s) for s in doc.source_sentences],
+                 target_sentences=[tuple(s) for s in doc.target_sentences],
+                 meta=dict(doc.meta or {}))
+        for doc in session.scalars(select(DocumentRow).where(DocumentRow.project_id == project.id)
+                                   .order_by(DocumentRow.position, DocumentRow.id))
+    ]
+    assignments = session.scalars(
+        select(Assignment).join(DocumentRow).where(DocumentRow.project_id == project.id)
+        .options(selectinload(Assignment.edits).selectinload(EditRow.spans),
+                 selectinload(Assignment.ratings),
+                 selectinload(Assignment.user), selectinload(Assignment.document))
+        .order_by(Assignment.id)
+    ).all()
+    edits, ratings, work = [], [], []
+    for a in assignments:
+        doc_id, name = a.document.external_id, a.user.username
+        work.append(Work(document_id=doc_id, annotator=name, seconds=a.seconds_spent,
+                         status=a.status))
+        for e in a.edits:
+            edits.append(Edit(id=str(e.id), document_id=doc_id, annotator=name,
+                              edit_type=e.edit_type, fields=dict(e.fields or {}),
+                              spans=[Span(s.side, s.start, s.end) for s in e.spans]))
+        for r in a.ratings:
+            if r.value is not None:
+                ratings.append(Rating(document_id=doc_id, annotator=name, level=r.level,
+                                      item=r.item, field=r.field, value=r.value))
+    return AgreementInput(schema=project_schema(project), documents=documents, edits=edits,
+                          ratings=ratings, work=work, embed=embed)
+
+
+def change_marker(session: Session, project: Project) -> tuple:
+    """Cheap fingerprint of everything the agreement depends on: recompute when it moves."""
+    in_project = select(Assignment.id).join(DocumentRow).where(
+        DocumentRow.project_id == project.id).scalar_subquery()
+    edits = session.execute(select(func.count(EditRow.id), func.max(EditRow.updated_at))
+                            .where(EditRow.assignment_id.in_(in_project))).one()
+    ratings = session.execute(select(func.count(RatingRow.id), func.max(RatingRow.updated_at))
+                              .where(RatingRow.assignment_id.in_(in_project))).one()
+    statuses = session.execute(select(func.count(Assignment.id), func.max(Assignment.updated_at))
+                               .where(Assignment.id.in_(in_project))).one()
+    documents = session.scalar(select(func.count(DocumentRow.id)).where(
+        DocumentRow.project_id == project.id))
+    return (documents, *map(str, (*edits, *ratings, *statuses)))
+

@@ -1,0 +1,74 @@
+"""`annotator agreement` on the demo project after two annotators complete it."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import select
+
+from annotator.cli import main
+from annotator.config import Config
+from annotator.db import Database
+from annotator.models import Assignment, Document, Edit, Project, Span, User
+from annotator.resources import demo_data_dir
+
+
+@pytest.fixture
+def completed_demo(env):
+    """ana marks every planted deletion exactly; ben marks the first half exactly and the
+    rest one character short, so exact F1 for deletions is known in advance."""
+    assert CliRunner().invoke(main, ["demo", "--no-serve"]).exit_code == 0
+    planted = [p for p in json.loads((demo_data_dir() / "infolossqa_demo_planted.json")
+                                     .read_text()) if p["kind"] == "deletion"]
+    database = Database(Config.from_env().database_url)
+    with database.session() as session:
+        project = session.scalar(select(Project).where(Project.name == "demo-infoloss"))
+        assignments = {
+            (a.document.external_id, a.user.username): a
+            for a in session.scalars(select(Assignment).join(Document).where(
+                Document.project_id == project.id))
+        }
+        for i, problem in enumerate(planted):
+            start, end = problem["source_span"]
+            for who, shift in (("ana", 0), ("ben", 0 if i < len(planted) // 2 else 1)):
+                session.add(Edit(assignment=assignments[(problem["id"], who)],
+                                 edit_type="deletion",
+                                 fields={"question": "What was lost?", "answer": "A detail."},
+                                 spans=[Span(side="source", start=start, end=end - shift)]))
+        for assignment in assignments.values():
+            assignment.status = "done"
+    database.dispose()
+    return {"deletions": len(planted), "exact": len(planted) // 2}
+
+
+def test_agreement_json_on_the_demo_project(completed_demo, tmp_path):
+    html = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["agreement", "demo-infoloss", "--json", "--no-embeddings",
+                                       "--bootstrap", "50", "--html", str(html)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["project"] == "demo-infoloss"
+    assert report["counts"]["edits"] == 2 * completed_demo["deletions"]
+    assert report["counts"]["documents_with_2plus_annotators"] == report["counts"]["documents"]
+    source = report["spans"]["source"]
+    assert source["labels"] == ["deletion", "oversimplification"]
+    expected = completed_demo["exact"] / completed_demo["deletions"]
+    assert source["exact"]["per_label"]["deletion"]["value"] == pytest.approx(expected)
+    assert source["exact"]["counts"]["deletion"] == {
+        "tp": completed_demo["exact"], "fp": completed_demo["deletions"] - completed_demo["exact"],
+        "fn": completed_demo["deletions"] - completed_demo["exact"]}
+    # One character short of a multi-word span still overlaps with token IoU >= 0.5.
+    assert source["partial"]["per_label"]["deletion"]["value"] == pytest.approx(1.0)
+    # Both annotators mark the same sentences, so sentence-level alpha is perfect.
+    assert source["sentence_alpha"]["binary"]["value"] == pytest.approx(1.0)
+    page = html.read_text()
+    assert page.startswith("<!doctype html>") or page.lower().startswith("<!doctype html>")
+    assert "http://" not in page and "https://" not in page.replace("https://doi", "")
+
+
+def test_agreement_summary_is_readable(completed_demo):
+    result = CliRunner().invoke(main, ["agreement", "demo-infoloss", "--no-embeddings",
+                                       "--bootstrap", "0"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("demo-infoloss: ")
+    assert "sentence_alpha" in result.output
