@@ -224,3 +224,14 @@ def test_percent_agreement_all_pairs():
     assert co.percent_agreement([[2, 1]]) == pytest.approx(1 / 3)
     pairs = list(itertools.combinations("aab", 2))
     assert sum(x == y for x, y in pairs) / len(pairs) == pytest.approx(1 / 3)
+
+
+def test_numeric_matrix_fast_path_matches_lists():
+    matrix = np.array([[np.nan if v is None else v for v in row] for row in KRIPP], dtype=float)
+    codes_list, domain_list = al.encode(KRIPP)
+    codes_arr, domain_arr = al.encode(matrix)
+    assert (codes_list == codes_arr).all() and domain_list == domain_arr
+    for level, expected in KRIPP_EXPECTED.items():
+        assert round(al.krippendorff_alpha(matrix, level), 3) == expected
+    with pytest.raises(UndefinedAgreement, match="not one of the categories"):
+        al.encode(matrix, domain=[1, 2, 3])

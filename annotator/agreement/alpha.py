@@ -34,7 +34,11 @@ ALPHA_LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 
 def encode(data: Sequence[Sequence[object]], domain: Sequence[object] | None = None):
-    """Rows = raters, columns = units; None/NaN/"" = missing -> (codes with -1, domain)."""
+    """Rows = raters, columns = units; None/NaN/"" = missing -> (codes with -1, domain).
+
+    A numeric numpy array (NaN = missing) takes a vectorised path."""
+    if isinstance(data, np.ndarray) and data.dtype.kind in "fiu":
+        return _encode_numeric(np.asarray(data, dtype=np.float64), domain)
     cells = [[_missing_to_none(v) for v in row] for row in data]
     if domain is None:
         seen = {v for row in cells for v in row if v is not None}
@@ -48,6 +52,25 @@ def encode(data: Sequence[Sequence[object]], domain: Sequence[object] | None = N
                     raise UndefinedAgreement(f"value {v!r} is not one of the categories {list(domain)}")
                 codes[r, u] = index[v]
     return codes, list(domain)
+
+
+def _encode_numeric(data: np.ndarray, domain):
+    data = np.atleast_2d(data)
+    present = ~np.isnan(data)
+    values = np.unique(data[present]) if domain is None else np.asarray(domain, dtype=np.float64)
+    order = np.argsort(values, kind="stable")
+    pos = np.searchsorted(values[order], np.where(present, data, values[order][0] if len(values) else 0))
+    pos = np.minimum(pos, max(len(values) - 1, 0))
+    ok = present & (len(values) > 0)
+    if len(values):
+        ok &= values[order][pos] == np.where(present, data, np.nan)
+    if np.any(present & ~ok):
+        bad = data[present & ~ok][0]
+        raise UndefinedAgreement(f"value {bad!r} is not one of the categories {values.tolist()}")
+    codes = np.where(ok, order[pos] if len(values) else -1, -1).astype(np.int64)
+    out_domain = [int(v) if float(v).is_integer() else float(v) for v in values] \
+        if domain is None else list(domain)
+    return codes, out_domain
 
 
 def unit_counts(codes: np.ndarray, n_values: int) -> np.ndarray:
