@@ -76,7 +76,15 @@ CLASS_WEIGHT = {
 }
 
 # Acronyms so common that dropping them is not a loss worth pre-highlighting.
-_TRIVIAL_ACRONYMS = {"US", "UK", "USA", "EU", "II", "III", "IV", "OK"}
+_TRIVIAL_ACRONYMS = {
+    "US", "UK", "USA", "EU", "II", "III", "IV", "OK",
+    # Structured-abstract headings are labels, not content.
+    "BACKGROUND", "METHODS", "METHOD", "RESULTS", "RESULT", "CONCLUSIONS", "CONCLUSION",
+    "OBJECTIVE", "OBJECTIVES", "AIM", "AIMS", "PURPOSE", "INTRODUCTION", "DESIGN", "SETTING",
+    "SETTINGS", "PARTICIPANTS", "PATIENTS", "INTERVENTIONS", "INTERVENTION", "MEASUREMENTS",
+    "DISCUSSION", "FINDINGS", "INTERPRETATION", "FUNDING", "CONTEXT", "IMPORTANCE",
+    "MAIN", "OUTCOME", "OUTCOMES", "MEASURES", "AND", "OF", "SIGNIFICANCE", "LIMITATIONS",
+}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,247 @@
+"""Top-level pre-highlighting: ``suggest`` for one pair, ``suggest_many`` for a corpus.
+
+Order of work for one (source, target) pair:
+
+1. bound the input (``AlignSettings.max_chars`` / ``max_sentences``);
+2. split both sides into sentences, or take the given ``sentence_pairs``;
+3. if any requested detector needs it, compute the sentence similarity matrix and align
+   sentences (Vecalign-style DP, :mod:`sentence_alignment`);
+4. run the requested detectors and attach overgeneration categories to trailing content.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+
+from . import information_loss, overgeneration
+from .embeddings import Embedder, HashingEmbedder, default_embedder
+from .sentence_alignment import align_sentences
+from .settings import AlignSettings
+from .suggestions import Suggestion
+from .text import split_sentences, word_spans
+from .trailing_content import trailing_from_spans
+
+ALL_DETECTORS = frozenset({"trailing", "leaked_instruction", "repetition", "semantic_outlier",
+                           "deletion", "oversimplification"})
+STRING_DETECTORS = ALL_DETECTORS - {"semantic_outlier"}
+_NEEDS_SIMILARITY = {"semantic_outlier", "deletion", "oversimplification", "trailing"}
+
+Span = tuple[int, int]
+
+
+def _bounded(text: str, max_chars: int) -> str:
+    if len(text) <= max_chars:
+        return text
+    cut = text.rfind(" ", 0, max_chars)
+    return text[: cut if cut > 0 else max_chars]
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _adjacent(emb: np.ndarray) -> np.ndarray | None:
+    """cos(sentence k, sentence k+1) for merge scoring."""
+    return np.sum(emb[:-1] * emb[1:], axis=1) if len(emb) > 1 else None
+
+
+def _groups(src_sents, tgt_sents, src_emb, tgt_emb, sim, settings):
+    """Aligned (source span, target span) groups plus unaligned sentence indices."""
+    alignment = align_sentences(sim, source_self=_adjacent(src_emb), target_self=_adjacent(tgt_emb),
+                                skip_cost=settings.skip_cost, merge_penalty=settings.merge_penalty,
+                                merge_min_similarity=settings.merge_min_similarity)
+    groups = [((src_sents[g[0][0]][0], src_sents[g[0][-1]][1]),
+               (tgt_sents[g[1][0]][0], tgt_sents[g[1][-1]][1])) for g in alignment.groups]
+    return groups, alignment.unaligned_source, alignment.unaligned_target
+
+
+def _trailing(source, target, groups, tgt_sents, unaligned_tgt, settings) -> list[Suggestion]:
+    out = []
+    for (s0, s1), (t0, t1) in groups:
+        src_text, tgt_text = source[s0:s1], target[t0:t1]
+        a, b = word_spans(src_text), word_spans(tgt_text)
+        if len(a) > settings.max_pair_tokens or len(b) > settings.max_pair_tokens:
+            continue
+        r = trailing_from_spans(src_text, a, tgt_text, b, settings.trailing_min_chars)
+        if r.trailing_span is not None:
+            span = (t0 + r.trailing_span[0], t0 + r.trailing_span[1])
+            if r.flagged:
+                out.append(Suggestion(
+                    kind="trailing", source_spans=[(s0, s1)], target_spans=[span],
+                    score=min(1.0, 0.5 + r.trailing_chars / 200), method="simpleog-trailing",
+                    category="other",
+                    explanation=(f"{r.trailing_chars} characters follow the last words shared "
+                                 f"with the original sentence (SimpleOG rule, >= {settings.trailing_min_chars}).")))
+            elif settings.emit_trailing_noise:
+                out.append(Suggestion(
+                    kind="trailing_noise", source_spans=[(s0, s1)], target_spans=[span],
+                    score=0.1, method="simpleog-trailing",
+                    explanation=f"Short trailing content ({r.trailing_chars} characters), probably rephrasing."))
+        if settings.emit_insertions:
+            for ins in r.insertions:
+                if ins[1] - ins[0] >= settings.insertion_min_chars:
+                    out.append(Suggestion(
+                        kind="insertion", target_spans=[(t0 + ins[0], t0 + ins[1])], score=0.2,
+                        method="simpleog-insertion",
+                        explanation="Words added in the middle of an aligned sentence."))
+    last_aligned_end = max((t1 for _, (_, t1) in groups), default=-1)
+    final = [tgt_sents[j] for j in unaligned_tgt if tgt_sents[j][0] >= last_aligned_end]
+    if final:
+        span = (final[0][0], final[-1][1])
+        chars = span[1] - span[0]
+        kind = "trailing" if chars >= settings.trailing_min_chars else "trailing_noise"
+        if kind == "trailing" or settings.emit_trailing_noise:
+            out.append(Suggestion(
+                kind=kind, target_spans=[span], score=min(1.0, 0.5 + chars / 200),
+                method="alignment-unaligned-end", category="other" if kind == "trailing" else None,
+                explanation=f"{chars} characters at the end match no sentence of the original."))
+    if settings.emit_insertions:
+        for j in unaligned_tgt:
+            if tgt_sents[j][0] < last_aligned_end:
+                out.append(Suggestion(
+                    kind="insertion", target_spans=[tgt_sents[j]], score=0.3,
+                    method="alignment-unaligned",
+                    explanation="This sentence matches no sentence of the original."))
+    return out
+
+
+def _categorise(suggestions: list[Suggestion]) -> None:
+    """Give trailing content the SimpleOG category of the evidence overlapping it."""
+    by_kind = {"leaked_instruction": "leaked_instruction", "repetition": "repetitive",
+               "semantic_outlier": "ungrounded_injection"}
+    for sug in suggestions:
+        if sug.kind != "trailing":
+            continue
+        for kind, category in by_kind.items():
+            if any(o.kind == kind and _overlaps(o.target_spans[0], sug.target_spans[0])
+                   for o in suggestions):
+                sug.category = category
+                break
+
+
+def suggest(source: str, target: str, *, sentence_pairs=None, detectors=None,
+            settings: AlignSettings | None = None, embedder=None) -> list[Suggestion]:
+    """Pre-highlighting suggestions for one (original, simplification) pair."""
+    settings = settings or AlignSettings()
+    wanted = set(ALL_DETECTORS if detectors is None else detectors)
+    unknown = wanted - ALL_DETECTORS
+    if unknown:
+        raise ValueError(f"unknown detector(s): {', '.join(sorted(unknown))}")
+    source = _bounded(source or "", settings.max_chars)
+    target = _bounded(target or "", settings.max_chars)
+    if sentence_pairs is not None:
+        pairs = [(tuple(p[0]), tuple(p[1])) for p in sentence_pairs
+                 if p[0][1] <= len(source) and p[1][1] <= len(target)]
+        src_sents = sorted({p[0] for p in pairs})
+        tgt_sents = sorted(set(split_sentences(target)) | {p[1] for p in pairs})
+    else:
+        pairs = None
+        src_sents = split_sentences(source)[: settings.max_sentences]
+        tgt_sents = split_sentences(target)[: settings.max_sentences]
+    out: list[Suggestion] = []
+    if "leaked_instruction" in wanted:
+        out += overgeneration.leaked_instructions(target, tgt_sents)
+    if "repetition" in wanted:
+        out += overgeneration.repetitions(source, target, tgt_sents,
+                                          min_ngram=settings.repetition_min_ngram,
+                                          min_sentence_words=settings.repetition_min_sentence_words)
+    if wanted & _NEEDS_SIMILARITY and src_sents and tgt_sents:
+        if embedder is None:
+            embedder = default_embedder()
+        src_texts = [source[s:e] for s, e in src_sents]
+        tgt_texts = [target[s:e] for s, e in tgt_sents]
+        src_emb, tgt_emb = embedder.encode(src_texts), embedder.encode(tgt_texts)
+        sim = src_emb @ tgt_emb.T
+        if pairs is not None:
+            groups, unaligned_src = pairs, [i for i, s in enumerate(src_sents)
+                                            if not any(p[0] == s for p in pairs)]
+            unaligned_tgt = [j for j, t in enumerate(tgt_sents) if not any(p[1] == t for p in pairs)]
+        else:
+            groups, unaligned_src, unaligned_tgt = _groups(src_sents, tgt_sents, src_emb, tgt_emb,
+                                                           sim, settings)
+        if "semantic_outlier" in wanted and not isinstance(embedder, HashingEmbedder):
+            out += overgeneration.semantic_outliers(sim, tgt_sents, settings.semantic_outlier_threshold)
+        if "trailing" in wanted:
+            out += _trailing(source, target, groups, tgt_sents, unaligned_tgt, settings)
+        if wanted & {"deletion", "oversimplification"}:
+            out += _losses(source, target, src_sents, sim, groups, unaligned_src, settings, wanted)
+    _categorise(out)
+    return sorted(out, key=Suggestion.sort_key)
+
+
+def _losses(source, target, src_sents, sim, groups, unaligned_src, settings, wanted):
+    found = information_loss.whole_sentence_deletions(sim, src_sents,
+                                                      settings.deletion_similarity_threshold)
+    whole = [f.source_spans[0] for f in found]
+    for src_region, tgt_region in groups:
+        found += information_loss.content_losses(source, target, src_region, tgt_region,
+                                                 max_tokens=settings.max_pair_tokens)
+    for i in unaligned_src:
+        if src_sents[i] not in whole:
+            found += information_loss.content_losses(source, target, src_sents[i], None)
+    # A mention inside a sentence already reported as deleted adds nothing.
+    found = [f for f in found if f.method == "sentence-similarity"
+             or not any(_overlaps(f.source_spans[0], w) for w in whole)]
+    return [f for f in found if f.kind in wanted]
+
+
+# ------------------------------------------------------------------ many pairs
+
+_worker_state: dict = {}
+
+
+def _init_worker(detectors, settings, embedder):
+    if not isinstance(embedder, HashingEmbedder):
+        import torch
+
+        torch.set_num_threads(1)  # one core per worker process
+        # A model handle does not pickle: each worker loads the same model path itself.
+        embedder = Embedder(embedder) if isinstance(embedder, str) else None
+    _worker_state.update(detectors=detectors, settings=settings, embedder=embedder)
+
+
+def _one(pair: dict) -> tuple[str, list[Suggestion]]:
+    kwargs = dict(detectors=_worker_state.get("detectors"), settings=_worker_state.get("settings"))
+    embedder = _worker_state.get("embedder")
+    return pair["id"], suggest(pair["source"], pair["target"],
+                               sentence_pairs=pair.get("sentence_pairs"), embedder=embedder, **kwargs)
+
+
+def suggest_many(pairs: Iterable[dict], *, workers: int = 1, detectors=None,
+                 settings: AlignSettings | None = None,
+                 progress: Callable[[int], None] | None = None,
+                 embedder=None) -> Iterator[tuple[str, list[Suggestion]]]:
+    """Suggestions for many ``{"id", "source", "target"[, "sentence_pairs"]}`` dicts.
+
+    Yields ``(id, suggestions)`` in input order; ``workers > 1`` uses that many processes
+    (each loads its own model; the embedding cache is per process). ``progress(n_done)``
+    is called after each pair.
+    """
+    done = 0
+    if workers <= 1:
+        _worker_state.update(detectors=detectors, settings=settings, embedder=embedder)
+        try:
+            for pair in pairs:
+                result = _one(pair)
+                done += 1
+                if progress:
+                    progress(done)
+                yield result
+        finally:
+            _worker_state.clear()
+        return
+    # Forking a process that already runs torch can deadlock; spawn is safe then.
+    ctx = multiprocessing.get_context("spawn" if "torch" in sys.modules else "fork")
+    spec = embedder.model_path if isinstance(embedder, Embedder) else embedder
+    if spec is not None and not isinstance(spec, (str, HashingEmbedder)):
+        raise ValueError("with workers > 1, pass an Embedder, a HashingEmbedder or None")
+    with ctx.Pool(workers, initializer=_init_worker, initargs=(detectors, settings, spec)) as pool:
+        for result in pool.imap(_one, pairs, chunksize=4):
+            done += 1
+            if progress:
+                progress(done)
+            yield result

@@ -1,0 +1,57 @@
+"""The Suggestion record every pre-highlighter returns (DESIGN §3).
+
+A suggestion carries its kind (the UI colours by it), character spans on each side, a
+score in [0, 1], the method that produced it and a one-line explanation shown as a
+tooltip. Annotators accept or dismiss it, which is how per-kind precision is measured.
+
+``suggest`` and ``suggest_many`` live in :mod:`annotator.align.pipeline` and are
+re-exported here and from :mod:`annotator.align`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+KINDS = (
+    "deletion", "oversimplification", "trailing", "trailing_noise", "insertion",
+    "leaked_instruction", "repetition", "semantic_outlier",
+)
+OVERGENERATION_CATEGORIES = ("leaked_instruction", "ungrounded_injection", "repetitive", "other")
+
+
+@dataclass
+class Suggestion:
+    kind: str
+    source_spans: list[tuple[int, int]] = field(default_factory=list)
+    target_spans: list[tuple[int, int]] = field(default_factory=list)
+    score: float = 0.0
+    method: str = ""
+    explanation: str = ""
+    category: str | None = None
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict with a stable key order."""
+        return {
+            "kind": self.kind,
+            "source_spans": [[int(s), int(e)] for s, e in self.source_spans],
+            "target_spans": [[int(s), int(e)] for s, e in self.target_spans],
+            "score": round(float(self.score), 4),
+            "method": self.method,
+            "explanation": self.explanation,
+            "category": self.category,
+        }
+
+    def sort_key(self) -> tuple:
+        first_t = self.target_spans[0] if self.target_spans else (-1, -1)
+        first_s = self.source_spans[0] if self.source_spans else (-1, -1)
+        return (KINDS.index(self.kind) if self.kind in KINDS else len(KINDS),
+                first_s, first_t, self.method)
+
+
+def __getattr__(name: str):
+    # Lazy re-export: pipeline imports this module, so import it only on demand.
+    if name in ("suggest", "suggest_many"):
+        from . import pipeline
+
+        return getattr(pipeline, name)
+    raise AttributeError(name)
