@@ -261,3 +261,26 @@ def test_html_is_self_contained_and_escaped():
 def test_html_renders_degenerate_report():
     page = render_html(build_report(AgreementInput(load_schema("infolossqa"), [], [], [], [])))
     assert page.startswith("<!DOCTYPE html>") and "no embedding function" in page
+
+
+def test_agreement_package_stays_pure():
+    import ast
+    from pathlib import Path
+
+    import annotator.agreement as pkg
+
+    allowed = {"annotator.schemas", "annotator.align.text"}
+    for path in Path(pkg.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            for name in names:
+                root = name.split(".")[0]
+                assert root not in {"flask", "sqlalchemy", "flask_wtf"}, (path.name, name)
+                if root == "annotator":
+                    assert name.startswith("annotator.agreement") or name in allowed, (path.name, name)
+        assert len(path.read_text().splitlines()) < 300, path.name

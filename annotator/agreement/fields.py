@@ -24,7 +24,7 @@ import numpy as np
 
 from . import coefficients as co
 from .alpha import (alpha_from_coincidence, coincidence_per_unit, delta_matrix,
-                    krippendorff_alpha, masi_alpha, masi_delta)
+                    krippendorff_alpha, masi_alpha)
 from .bootstrap import Bootstrap
 from .errors import UndefinedAgreement
 from .interpretation import band
@@ -163,4 +163,4 @@ def _num_or_str(v):
     return (0, float(v), "") if isinstance(v, (int, float)) else (1, 0.0, str(v))
 
 
-__all__ = ["Units", "field_agreement", "metric", "masi_delta"]
+__all__ = ["Units", "field_agreement", "metric"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Sequence
 
-from .data import Document, Edit, Rating
+from .data import Edit, Rating
 from .fields import Units
 
 
