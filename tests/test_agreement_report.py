@@ -181,6 +181,25 @@ def test_edit_fields_matched_by_evidence_overlap():
     assert prof["ann1"]["mean_tokens"]["evidence"] == pytest.approx(2.0)
 
 
+def test_overgeneration_category_matched_on_target_spans():
+    sch = load_schema("overgeneration")
+    doc = _doc("d1")
+    edits = [Edit("a1", "d1", "ann1", "overgeneration", {"category": "leaked_instruction"},
+                  [Span("target", 0, 11)]),
+             Edit("b1", "d1", "ann2", "overgeneration", {"category": "repetitive"},
+                  [Span("target", 5, 20)])]
+    r = build_report(AgreementInput(sch, [doc], edits, [], []), bootstrap=0)
+    entry = r["edit_fields"]["overgeneration.category"]
+    assert entry["matched_pairs"] == 1
+    assert entry["metrics"]["k"] == 4
+    assert entry["metrics"]["percent"]["value"] == 0.0
+    # P_o = 0, k = 4: Randolph = (0 - 1/4) / (3/4)
+    assert entry["metrics"]["randolph"]["value"] == pytest.approx(-1 / 3)
+    assert r["spans"]["source"]["labels"] == []
+    assert "no edit type" in r["spans"]["source"]["explanation"]
+    assert r["spans"]["target"]["partial"]["counts"]["overgeneration"] == {"tp": 0, "fp": 1, "fn": 1}
+
+
 def test_document_annotators_rule():
     inp = make_input(n_docs=2)
     inp.work = [Work("d0", "ann1", 1.0, "done"), Work("d0", "ann2", None, "in_progress")]

@@ -94,9 +94,9 @@ def _summary(report) -> str:
     rows = []
     for r in report.get("interpretation", []):
         m = {"value": r["value"], "explanation": r.get("explanation"),
-             "interpretation": {"band": r.get("band")}, "ci": None}
+             "interpretation": {"band": r.get("band")}, "ci": r.get("ci")}
         rows.append(f"<tr><td>{_e(r['metric'])}</td>{_metric_cells(m)}<td>{_e(r.get('scale'))}</td></tr>")
-    return _table(["coefficient", "value", "", "band", "scale"], rows) + (
+    return _table(["coefficient", "value", "95% CI", "band", "scale"], rows) + (
         '<p class="muted">Bands: Landis &amp; Koch (1977) for kappas (slight &le; 0.20 &lt; fair '
         "&le; 0.40 &lt; moderate &le; 0.60 &lt; substantial &le; 0.80 &lt; almost perfect); "
         "Artstein &amp; Poesio (2008) for alpha (&ge; 0.8 good, 0.667–0.8 tentative, below "

@@ -186,8 +186,8 @@ def _interpretation(report) -> list[dict]:
 
     def add(path, m):
         if isinstance(m, dict) and "interpretation" in m:
-            rows.append({"metric": path, "value": m["value"], "explanation": m["explanation"],
-                         **m["interpretation"]})
+            rows.append({"metric": path, "value": m["value"], "ci": m.get("ci"),
+                         "explanation": m["explanation"], **m["interpretation"]})
 
     for group in ("fields", "edit_fields"):
         for key, entry in report[group].items():
