@@ -52,6 +52,12 @@ class Embedder:
         if self._model is None:
             from sentence_transformers import SentenceTransformer
 
+            try:  # keep stderr clean for command-line use: no weight-loading bar
+                from transformers.utils import logging as hf_logging
+
+                hf_logging.disable_progress_bar()
+            except ImportError:  # pragma: no cover - transformers comes with the model
+                pass
             self._model = SentenceTransformer(self.model_path, device="cpu")
         return self._model
 

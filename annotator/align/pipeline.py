@@ -137,7 +137,10 @@ def suggest(source: str, target: str, *, sentence_pairs=None, detectors=None,
         pairs = [(tuple(p[0]), tuple(p[1])) for p in sentence_pairs
                  if p[0][1] <= len(source) and p[1][1] <= len(target)]
         src_sents = sorted({p[0] for p in pairs})
-        tgt_sents = sorted(set(split_sentences(target)) | {p[1] for p in pairs})
+        paired_tgt = {p[1] for p in pairs}
+        # Target text outside every given pair (e.g. appended sentences) still counts.
+        tgt_sents = sorted(paired_tgt | {t for t in split_sentences(target)
+                                         if not any(_overlaps(t, q) for q in paired_tgt)})
     else:
         pairs = None
         src_sents = split_sentences(source)[: settings.max_sentences]
