@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import click
+from tqdm import tqdm
 
 from annotator.commands import fail, open_database
 from annotator.config import Config
@@ -68,9 +69,20 @@ def demo(port, no_serve):
     """
     from annotator.demo import DEMO_USERS, create_demo
 
+    from annotator.prehighlight import pending_documents, prehighlight_project
+    from annotator.projects import get_project
+
     database = open_database()
     with database.session() as session:
         created = create_demo(session)
+    with database.sessions() as session:
+        for name in created:
+            project = get_project(session, name)
+            todo = len(pending_documents(session, project, force=False))
+            if todo:
+                with tqdm(total=todo, desc=f"pre-highlighting {name}", unit="doc") as bar:
+                    prehighlight_project(session, project, workers=os.cpu_count() or 1,
+                                         progress=bar.update)
     click.echo("demo projects: " + ", ".join(created))
     click.echo("log in as:")
     for username, role, password in DEMO_USERS:

@@ -1,0 +1,104 @@
+"""Running the alignment engine over a project and storing its suggestions.
+
+Resumable: a document is marked ``prehighlighted_at`` in the same transaction that stores
+its suggestions, and work is committed in chunks, so an interrupted run continues where it
+stopped. ``force`` recomputes everything (old suggestions and their accept/dismiss actions
+are replaced).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from datetime import datetime, timezone
+from typing import Callable
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from annotator import audit
+from annotator.models import Document, Project, Suggestion
+from annotator.projects import project_schema
+
+CHUNK = 50
+MIN_DOCUMENTS_PER_WORKER = 40
+
+
+@dataclass
+class PrehighlightSummary:
+    documents: int
+    suggestions: int
+    skipped: int
+
+
+def align_settings(project: Project):
+    """The project's thresholds: defaults, overridden by ``project.settings['align']``."""
+    from annotator.align.settings import AlignSettings
+
+    overrides = (project.settings or {}).get("align", {})
+    known = {f.name for f in fields(AlignSettings)}
+    return AlignSettings(**{k: v for k, v in overrides.items() if k in known})
+
+
+def pending_documents(session: Session, project: Project, force: bool) -> list[int]:
+    query = select(Document.id).where(Document.project_id == project.id)
+    if not force:
+        query = query.where(Document.prehighlighted_at.is_(None))
+    return list(session.scalars(query.order_by(Document.position, Document.id)))
+
+
+def prehighlight_project(
+    session: Session,
+    project: Project,
+    *,
+    workers: int = 1,
+    force: bool = False,
+    progress: Callable[[int], None] | None = None,
+    user_id: int | None = None,
+) -> PrehighlightSummary:
+    from annotator.align import suggest_many
+
+    schema = project_schema(project)
+    detectors = set(schema.prehighlighters) or None
+    settings = align_settings(project)
+    total = session.scalar(select(func.count(Document.id)).where(
+        Document.project_id == project.id))
+    pending = pending_documents(session, project, force)
+    # Each worker process loads the embedding model (seconds): only worth it for many documents.
+    workers = max(1, min(workers, len(pending) // MIN_DOCUMENTS_PER_WORKER))
+    stored = 0
+    for start in range(0, len(pending), CHUNK):
+        chunk = session.scalars(select(Document).where(
+            Document.id.in_(pending[start:start + CHUNK])).order_by(Document.position)).all()
+        inputs = [_pair(doc) for doc in chunk]
+        by_id = {str(doc.id): doc for doc in chunk}
+        for doc_id, suggestions in suggest_many(inputs, workers=workers, detectors=detectors,
+                                                settings=settings, progress=None):
+            doc = by_id[doc_id]
+            doc.suggestions.clear()
+            for s in suggestions:
+                d = s.to_dict()
+                doc.suggestions.append(Suggestion(
+                    kind=d["kind"], source_spans=d["source_spans"],
+                    target_spans=d["target_spans"], score=d["score"], method=d["method"],
+                    explanation=d["explanation"], category=d["category"]))
+            doc.prehighlighted_at = datetime.now(timezone.utc)
+            stored += len(suggestions)
+            if progress is not None:
+                progress(1)
+        session.commit()
+    audit.record(session, "prehighlight.run", user_id=user_id, project_id=project.id,
+                 object_type="project", object_id=project.id, documents=len(pending),
+                 suggestions=stored, force=force)
+    session.commit()
+    return PrehighlightSummary(documents=len(pending), suggestions=stored,
+                               skipped=total - len(pending))
+
+
+def _pair(doc: Document) -> dict:
+    pair = {"id": str(doc.id), "source": doc.source, "target": doc.target}
+    if doc.sentence_pairs:
+        pair["sentence_pairs"] = [
+            (tuple(doc.source_sentences[i]), tuple(doc.target_sentences[j]))
+            for i, j in doc.sentence_pairs
+        ]
+    return pair

@@ -1,0 +1,64 @@
+"""`annotator prehighlight`: suggestions stored per document, resumable, forced re-runs."""
+
+import json
+
+from click.testing import CliRunner
+from sqlalchemy import func, select
+
+from annotator.cli import main
+from annotator.config import Config
+from annotator.db import Database
+from annotator.models import Document, Project, Suggestion
+from annotator.resources import demo_data_dir
+
+
+def suggestion_rows(kind=None):
+    database = Database(Config.from_env().database_url)
+    with database.session() as session:
+        query = select(Document.external_id, Suggestion).join(Suggestion.document).join(
+            Project).where(Project.name == "demo-infoloss")
+        rows = [(doc_id, s.kind, s.source_spans, s.target_spans, s.explanation, s.score)
+                for doc_id, s in session.execute(query)]
+    database.dispose()
+    return rows
+
+
+def test_demo_is_prehighlighted_and_reruns_skip_done_documents(env):
+    result = CliRunner().invoke(main, ["demo", "--no-serve"])
+    assert result.exit_code == 0, result.output
+    rows = suggestion_rows()
+    assert rows, "the demo must come with pre-highlights"
+    for _doc, kind, source_spans, target_spans, explanation, score in rows:
+        assert kind in {"deletion", "oversimplification", "trailing", "trailing_noise",
+                        "insertion", "leaked_instruction", "repetition", "semantic_outlier"}
+        assert source_spans or target_spans
+        assert explanation and 0.0 <= score <= 1.0
+
+    # Every planted leaked instruction is flagged on the target side, overlapping it.
+    planted = json.loads((demo_data_dir() / "infolossqa_demo_planted.json").read_text())
+    for problem in (p for p in planted if p["kind"] == "leaked_instruction"):
+        start, end = problem["target_span"]
+        hits = [r for r in rows if r[0] == problem["id"]
+                and r[1] in ("leaked_instruction", "trailing")
+                and any(s < end and start < e for s, e in r[3])]
+        assert hits, f"{problem['id']}: leaked instruction not pre-highlighted"
+
+    again = CliRunner().invoke(main, ["prehighlight", "demo-infoloss", "--workers", "1"])
+    assert again.exit_code == 0
+    assert "pre-highlighted 0 documents" in again.output
+    assert len(suggestion_rows()) == len(rows)
+
+
+def test_force_recomputes_identically(env):
+    CliRunner().invoke(main, ["demo", "--no-serve"])
+    before = sorted(suggestion_rows())
+    forced = CliRunner().invoke(main, ["prehighlight", "demo-infoloss", "--force",
+                                       "--workers", "2"])
+    assert forced.exit_code == 0, forced.output
+    assert "pre-highlighted 15 documents" in forced.output
+    assert sorted(suggestion_rows()) == before
+
+
+def test_unknown_project_is_a_clear_error(env):
+    result = CliRunner().invoke(main, ["prehighlight", "nope"])
+    assert result.exit_code == 1 and "no project named 'nope'" in result.output
