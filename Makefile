@@ -9,8 +9,10 @@ STAMP := $(VENV)/.installed
 demo: setup
 	$(VENV)/bin/annotator demo
 
+# The whole suite on SQLite, then every database test again on a real PostgreSQL server.
 test: setup system-deps
 	$(PY) -m pytest $(PYTEST_ARGS)
+	bash scripts/with-postgres.sh $(PY) -m pytest $(PYTEST_ARGS)
 
 setup: $(STAMP)
 

@@ -21,6 +21,18 @@ POSTGRES_ADMIN_URL = os.environ.get("ANNOTATOR_TEST_POSTGRES_URL")
 PASSWORD = "correct-horse-battery"
 
 
+def pytest_collection_modifyitems(config, items):
+    """On the PostgreSQL pass, run only the tests that touch a database: the pure ones
+    (alignment, statistics) already ran on the SQLite pass and know no database."""
+    if not POSTGRES_ADMIN_URL:
+        return
+    selected = [item for item in items if "database_url" in getattr(item, "fixturenames", ())]
+    deselected = [item for item in items if item not in selected]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = selected
+
+
 @pytest.fixture
 def database_url(tmp_path):
     if not POSTGRES_ADMIN_URL:
