@@ -39,12 +39,15 @@ def my_documents():
 @bp.route("/assignments/<int:assignment_id>")
 @login_required
 def view_assignment(assignment_id: int):
+    """The annotation page. Both texts are rendered server-side (autoescaped) for a fast
+    first paint; the page's script loads the rest from the JSON API."""
     assignment = assignment_for_viewer(assignment_id)
     document = assignment.document
     return render_template(
-        "document_view.html",
+        "annotate.html",
         assignment=assignment,
         document=document,
+        read_only=assignment.user_id != load_user().id,
         schema=project_schema(document.project),
         source_sentences=sentence_texts(document.source, document.source_sentences),
         target_sentences=sentence_texts(document.target, document.target_sentences),

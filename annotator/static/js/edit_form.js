@@ -1,0 +1,185 @@
+// The edit form (fields from the schema, spans, live guidance) and the list of edits.
+
+import { guidance } from "./guidance.js";
+import { cpSlice } from "./offsets.js";
+
+const SIDE_LABEL = { source: "Original", target: "Simplification" };
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === "class") node.className = v;
+    else if (k === "dataset") Object.assign(node.dataset, v);
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+export { el };
+
+export function snippet(ctx, span, max = 60) {
+  const text = cpSlice(ctx.state.cps[span.side], span.start, span.end).replace(/\s+/g, " ");
+  return text.length > max ? text.slice(0, max - 1) + "…" : text;
+}
+
+/** Short summary of an edit for the list and for the missing list. */
+export function editTitle(ctx, edit) {
+  const type = ctx.state.typesByName[edit.edit_type];
+  return `${type ? type.label : edit.edit_type}${edit.id ? " #" + edit.id : " (new)"}`;
+}
+
+export function renderEditList(ctx, container) {
+  const { state } = ctx;
+  const items = state.edits.map((edit) => {
+    const type = state.typesByName[edit.edit_type] || {};
+    const text = edit.fields.question || edit.fields.category || edit.fields.error ||
+      (edit.spans[0] ? `“${snippet(ctx, edit.spans[0], 48)}”` : "no spans yet");
+    const incomplete = (type.fields || []).some((f) => f.required && (edit.fields[f.name] ?? "") === "") ||
+      (type.required_sides || []).some((side) => !edit.spans.some((s) => s.side === side));
+    const button = el("button", {
+      type: "button", class: `edit-item${edit.key === state.activeKey ? " current" : ""}`,
+      dataset: { key: edit.key }, "aria-pressed": edit.key === state.activeKey ? "true" : "false",
+      onclick: () => ctx.openEdit(edit.key),
+      onmouseenter: () => ctx.emphasize(edit.key, true), onmouseleave: () => ctx.emphasize(edit.key, false),
+      onfocus: () => ctx.emphasize(edit.key, true), onblur: () => ctx.emphasize(edit.key, false),
+    }, el("span", { class: "swatch" }), el("span", { class: "edit-name" }, editTitle(ctx, edit)),
+    incomplete ? el("span", { class: "badge", title: "Required information missing" }, "incomplete") : null,
+    el("span", { class: "edit-text" }, text));
+    button.querySelector(".swatch").style.background = type.color || "#6b7280";
+    return el("li", {}, button);
+  });
+  container.replaceChildren(
+    el("h3", {}, `Your edits (${state.edits.length})`),
+    items.length ? el("ol", { class: "edit-list" }, items)
+      : el("p", { class: "hint" }, "No edits yet. Select text in either panel, or accept a suggestion."),
+  );
+}
+
+function choiceGroup(ctx, edit, field, disabled) {
+  const name = `f-${edit.key}-${field.name}`;
+  const current = edit.fields[field.name];
+  const multi = field.type === "multichoice";
+  return el("div", { class: `choices ${field.type}`, role: multi ? "group" : "radiogroup", "aria-label": field.label },
+    field.options.map((opt, i) => {
+      const checked = multi ? (current || []).includes(opt.value) : current === opt.value;
+      const input = el("input", { type: multi ? "checkbox" : "radio", name, value: String(i), checked,
+        disabled, dataset: { field: field.name } });
+      input.addEventListener("change", () => {
+        let value = opt.value;
+        if (multi) {
+          const inputs = [...input.closest(".choices").querySelectorAll("input")];
+          value = inputs.filter((x) => x.checked).map((x) => field.options[Number(x.value)].value);
+        }
+        ctx.edits.setField(edit, field.name, value, 0);
+        ctx.refreshList();
+      });
+      return el("label", { class: "choice" }, input, el("span", {}, field.type === "ordinal" ? `${opt.value} · ${opt.label}` : opt.label));
+    }));
+}
+
+export function renderEditForm(ctx, container, edit) {
+  const { state } = ctx;
+  if (!edit) { container.replaceChildren(); container.hidden = true; return; }
+  container.hidden = false;
+  const locked = ctx.locked();
+  const type = state.typesByName[edit.edit_type];
+  const typeSwitch = state.schema.edit_types.length > 1 ? el("div", { class: "choices types", role: "radiogroup", "aria-label": "Edit type" },
+    state.schema.edit_types.map((t) => {
+      const input = el("input", { type: "radio", name: `type-${edit.key}`, value: t.name, checked: t.name === edit.edit_type, disabled: locked });
+      input.addEventListener("change", () => {
+        const dropped = ctx.edits.setType(edit, t.name);
+        ctx.render();
+        if (dropped) ctx.notify(`${dropped} span(s) removed: ${t.label} spans lie only in the ${t.sides.map((s) => SIDE_LABEL[s].toLowerCase()).join(" and ")}.`);
+      });
+      return el("label", { class: "choice" }, input, el("span", {}, t.label));
+    })) : null;
+
+  const spans = el("div", { class: "spans" });
+  const fields = el("div", { class: "fields" });
+  for (const field of type.fields) {
+    const id = `field-${field.name}`;
+    const label = el("label", { for: id, class: "field-label" }, field.label, field.required ? el("span", { class: "req", title: "required" }, " *") : null);
+    let control;
+    if (field.type === "text") {
+      const long = ["question", "answer", "comment"].includes(field.name) || true;
+      control = el(long ? "textarea" : "input", { id, rows: field.name === "comment" ? 2 : 2, dataset: { field: field.name },
+        disabled: locked, placeholder: field.help || "", "aria-describedby": `warn-${field.name}` });
+      control.value = edit.fields[field.name] || "";
+      control.addEventListener("input", () => {
+        ctx.edits.setField(edit, field.name, control.value);
+        updateWarnings(ctx, container, edit);
+        ctx.refreshList();
+      });
+      control.addEventListener("blur", () => ctx.saver.start(edit.key));
+    } else {
+      control = choiceGroup(ctx, edit, field, locked);
+    }
+    fields.append(el("div", { class: `field field-${field.type}`, dataset: { name: field.name } }, label, control,
+      field.help && field.type !== "text" ? el("p", { class: "help" }, field.help) : null,
+      el("ul", { class: "warnings", id: `warn-${field.name}`, "aria-live": "polite" })));
+  }
+
+  container.replaceChildren(
+    el("div", { class: "form-head" },
+      el("h3", {}, editTitle(ctx, edit)),
+      el("button", { type: "button", class: "ghost small", title: "Close (Escape)", onclick: () => ctx.closeEdit() }, "Close")),
+    typeSwitch,
+    type.description ? el("p", { class: "help" }, type.description) : null,
+    spans, fields,
+    el("p", { class: "problems", role: "alert" }),
+    locked ? null : el("div", { class: "form-actions" },
+      el("button", { type: "button", class: "danger ghost small", onclick: (e) => confirmDelete(ctx, edit, e.currentTarget) }, "Delete edit")),
+  );
+  renderSpans(ctx, spans, edit);
+  updateWarnings(ctx, container, edit);
+}
+
+function confirmDelete(ctx, edit, button) {
+  if (button.dataset.armed) { ctx.deleteEdit(edit); return; }
+  button.dataset.armed = "1";
+  button.textContent = "Click again to delete";
+  setTimeout(() => { if (button.isConnected) { delete button.dataset.armed; button.textContent = "Delete edit"; } }, 4000);
+}
+
+export function renderSpans(ctx, container, edit) {
+  const { state } = ctx;
+  const type = state.typesByName[edit.edit_type];
+  const locked = ctx.locked();
+  const rows = type.sides.map((side) => {
+    const list = edit.spans.map((s, i) => [s, i]).filter(([s]) => s.side === side);
+    const required = type.required_sides.includes(side);
+    const sentences = state.sentences[side];
+    const picker = locked || !sentences.length ? null : el("span", { class: "sentence-picker" },
+      el("select", { "aria-label": `Add a whole ${SIDE_LABEL[side].toLowerCase()} sentence as a span`, dataset: { side } },
+        el("option", { value: "" }, "+ sentence…"),
+        sentences.map(([a, b], i) => el("option", { value: String(i) }, `${i + 1}: ${snippet(ctx, { side, start: a, end: b }, 40)}`))));
+    if (picker) {
+      const select = picker.querySelector("select");
+      select.addEventListener("change", () => {
+        if (select.value === "") return;
+        const [a, b] = sentences[Number(select.value)];
+        ctx.addSpan(edit, side, a, b);
+      });
+    }
+    return el("div", { class: "span-row", dataset: { side } },
+      el("div", { class: "span-side" }, SIDE_LABEL[side], required ? el("span", { class: "req" }, " *") : null),
+      el("ul", { class: "chips" },
+        list.length ? list.map(([s, i]) => el("li", { class: "chip", dataset: { start: s.start, end: s.end } },
+          el("span", {}, `“${snippet(ctx, s)}”`),
+          locked ? null : el("button", { type: "button", class: "x", "aria-label": `Remove span “${snippet(ctx, s, 30)}”`,
+            onclick: () => { ctx.edits.removeSpan(edit, i); ctx.render(); } }, "×")))
+          : el("li", { class: "hint" }, locked ? "none" : `select text in the ${SIDE_LABEL[side].toLowerCase()}`)),
+      picker);
+  });
+  container.replaceChildren(...rows);
+}
+
+export function updateWarnings(ctx, container, edit) {
+  const type = ctx.state.typesByName[edit.edit_type];
+  const result = guidance(edit, type, ctx.state.cps.target);
+  for (const ul of container.querySelectorAll("ul.warnings")) {
+    const name = ul.closest(".field").dataset.name;
+    ul.replaceChildren(...(result[name] || []).map((w) => el("li", {}, w)));
+  }
+}

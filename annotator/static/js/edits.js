@@ -1,0 +1,101 @@
+// Edits in the client: create, change, save, delete. The page keeps its own copy; every
+// change is saved through the Saver with the version last seen.
+
+import { api } from "./api.js";
+
+let counter = 0;
+
+export function localEdit(raw) {
+  return { ...raw, key: raw.id ? `e${raw.id}` : `n${++counter}`, fields: { ...(raw.fields || {}) },
+    spans: (raw.spans || []).map((s) => ({ ...s })) };
+}
+
+export function sortSpans(spans) {
+  return spans.sort((x, y) => (x.side === y.side ? x.start - y.start : x.side === "source" ? -1 : 1));
+}
+
+export function makeEdits(ctx) {
+  const { state, saver } = ctx;
+
+  const persist = async (edit, options) => {
+    const body = { edit_type: edit.edit_type, fields: edit.fields, spans: edit.spans };
+    let result;
+    if (edit.id == null) {
+      result = await api.createEdit(ctx.id, { ...body, suggestion_id: edit.suggestion_id ?? undefined });
+      edit.id = result.edit.id;
+    } else {
+      result = await api.updateEdit(edit.id, { ...body, version: edit.version }, options);
+    }
+    edit.version = result.edit.version;
+    ctx.setAssignment(result.assignment);
+    ctx.afterSave(edit);
+  };
+
+  const save = (edit, delay) => {
+    if (ctx.locked()) return Promise.resolve();
+    saver.schedule(edit.key, (options) => persist(edit, options), delay);
+    return delay === 0 ? saver.start(edit.key) : Promise.resolve();
+  };
+
+  const find = (key) => state.edits.find((e) => e.key === key);
+
+  return {
+    find,
+    save,
+    /** A new edit; saved once it has a span or a field value (or at once with `now`). */
+    create(typeName, { spans = [], fields = {}, suggestion_id = null, now = false } = {}) {
+      const edit = localEdit({ edit_type: typeName, spans, fields, suggestion_id, version: 0 });
+      sortSpans(edit.spans);
+      state.edits.push(edit);
+      if (now || spans.length || Object.keys(fields).length) save(edit, now ? 0 : 300);
+      return edit;
+    },
+    addSpan(edit, side, start, end) {
+      if (edit.spans.some((s) => s.side === side && s.start === start && s.end === end)) return false;
+      // A new span that covers or touches an existing one of the same edit merges with it.
+      const merged = { side, start, end };
+      edit.spans = edit.spans.filter((s) => {
+        if (s.side !== side || s.end < merged.start || s.start > merged.end) return true;
+        merged.start = Math.min(merged.start, s.start);
+        merged.end = Math.max(merged.end, s.end);
+        return false;
+      });
+      edit.spans.push(merged);
+      sortSpans(edit.spans);
+      save(edit, 0);
+      return true;
+    },
+    removeSpan(edit, index) {
+      edit.spans.splice(index, 1);
+      save(edit, 0);
+    },
+    setField(edit, name, value, delay) {
+      if (value === "" || value === null || value === undefined) delete edit.fields[name];
+      else edit.fields[name] = value;
+      save(edit, delay);
+    },
+    /** Change the type; spans on sides the new type does not allow are dropped. */
+    setType(edit, typeName) {
+      const type = state.typesByName[typeName];
+      const dropped = edit.spans.filter((s) => !type.sides.includes(s.side));
+      edit.spans = edit.spans.filter((s) => type.sides.includes(s.side));
+      const names = new Set(type.fields.map((f) => f.name));
+      for (const name of Object.keys(edit.fields)) if (!names.has(name)) delete edit.fields[name];
+      edit.edit_type = typeName;
+      save(edit, 0);
+      return dropped.length;
+    },
+    async remove(edit) {
+      saver.cancel(edit.key);
+      const task = saver.tasks.get(edit.key);
+      if (task && task.inFlight) await task.inFlight;
+      if (edit.id != null) {
+        const result = await api.deleteEdit(edit.id, edit.version);
+        ctx.setAssignment(result.assignment);
+      }
+      saver.tasks.delete(edit.key);
+      state.edits = state.edits.filter((e) => e !== edit);
+      saver.emit();
+    },
+  };
+}

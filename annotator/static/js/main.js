@@ -1,0 +1,372 @@
+// The annotation page: loads the assignment as JSON, renders both texts from it (textContent
+// only), and wires the modules together. `window.annotator` exposes the state for tests.
+
+import { api } from "./api.js";
+import { Saver, STATE_LABELS } from "./autosave.js";
+import { el, renderEditForm, renderEditList, renderSpans } from "./edit_form.js";
+import { localEdit, makeEdits } from "./edits.js";
+import { emphasize, paint, sideLayers } from "./highlights.js";
+import { makeGuidelines } from "./guidelines.js";
+import { toggleHelp, watchKeyboard } from "./keyboard.js";
+import { codePoints } from "./offsets.js";
+import { makeRatings } from "./ratings.js";
+import { headingRanges, layoutGutter, renderText } from "./render.js";
+import { alignmentMaps, reveal, syncScroll } from "./scroll.js";
+import { clearSelection, watchSelection } from "./selection.js";
+import { makeStatus } from "./status.js";
+import { makeSuggestions, watchTooltips } from "./suggestions.js";
+import { startTimer } from "./timer.js";
+
+const root = document.getElementById("annotate");
+const $ = (sel) => root.querySelector(sel);
+const SIDES = ["source", "target"];
+
+const ctx = {
+  id: Number(root.dataset.assignment),
+  els: {
+    text: { source: $(".text[data-side=source]"), target: $(".text[data-side=target]") },
+    scroller: { source: $(".scroller[data-side=source]"), target: $(".scroller[data-side=target]") },
+    gutter: { source: $(".gutter[data-side=source]"), target: $(".gutter[data-side=target]") },
+    kinds: $("#kind-toggles"), card: $("#suggestion-card"), form: $("#edit-form"), list: $("#edit-list"),
+    docRatings: $("#document-ratings"), missing: $("#missing"), banner: $("#banner"), notice: $("#notice"),
+    help: $("#help"), tooltip: $("#tooltip"), popover: $("#popover"), guidelines: $("#tab-guidelines"),
+    saveState: $("#save-state"), timer: $("#timer"), status: $("#status"), done: $("#btn-done"),
+    newButtons: $("#new-edit"), sync: $("#sync-scroll"),
+  },
+  maps: {}, sentenceEls: {}, segments: {}, formKey: null, allowLeave: false,
+};
+
+function buildState(data) {
+  const doc = data.document;
+  const state = {
+    assignment: data.assignment, readOnly: data.read_only, doc, schema: data.schema,
+    typesByName: Object.fromEntries(data.schema.edit_types.map((t) => [t.name, t])),
+    cps: { source: codePoints(doc.source), target: codePoints(doc.target) },
+    sentences: { source: doc.source_sentences || [], target: doc.target_sentences || [] },
+    headings: { source: headingRanges(doc.source), target: headingRanges(doc.target) },
+    edits: data.edits.map(localEdit),
+    ratings: new Map(data.ratings.map((r) => [`r|${r.level}|${r.item}|${r.field}`, { ...r }])),
+    suggestions: data.suggestions, hiddenKinds: new Set(), activeKey: null, focusSugg: null,
+  };
+  return state;
+}
+
+Object.assign(ctx, {
+  locked: () => ctx.state.readOnly || ctx.state.assignment.status === "done" || ctx.saver.conflicted,
+  syncEnabled: () => ctx.els.sync.checked,
+  notify(message) {
+    const n = ctx.els.notice;
+    n.textContent = message;
+    n.hidden = false;
+    clearTimeout(ctx.noticeTimer);
+    ctx.noticeTimer = setTimeout(() => { n.hidden = true; }, 6000);
+  },
+  setSaveState(s) {
+    const node = ctx.els.saveState;
+    node.dataset.state = s;
+    node.textContent = STATE_LABELS[s] || s;
+  },
+  setAssignment(a) {
+    if (!a) return;
+    ctx.state.assignment = { ...ctx.state.assignment, ...a, seconds_spent: ctx.state.assignment.seconds_spent };
+    const status = ctx.els.status;
+    status.className = `status ${a.status}`;
+    status.textContent = a.status.replace("_", " ");
+  },
+  afterSave(edit) {
+    if (edit.key === ctx.state.activeKey) {
+      const head = ctx.els.form.querySelector(".form-head h3");
+      if (head) head.textContent = `${ctx.state.typesByName[edit.edit_type]?.label} #${edit.id}`;
+    }
+    ctx.refreshList();
+  },
+  refreshList: () => renderEditList(ctx, ctx.els.list),
+  emphasize: (key, on) => emphasize(Object.values(ctx.maps), key, on),
+  render() {
+    const { state } = ctx;
+    for (const side of SIDES) {
+      const layers = sideLayers(state, side);
+      const out = renderText(ctx.els.text[side], {
+        cps: state.cps[side], sentences: state.sentences[side], boundaries: layers.boundaries,
+        headings: state.headings[side], after: side === "target" ? ctx.ratings.after : null,
+      });
+      ctx.segments[side] = out.segments;
+      ctx.sentenceEls[side] = out.sentenceEls;
+      ctx.maps[side] = paint(out.segments, layers, state);
+      layoutGutter(ctx.els.gutter[side], ctx.els.text[side], out.sentenceEls);
+    }
+    const active = ctx.edits.find(state.activeKey);
+    if (!active) renderEditForm(ctx, ctx.els.form, null);
+    else if (ctx.formKey !== active.key) renderEditForm(ctx, ctx.els.form, active);
+    else renderSpans(ctx, ctx.els.form.querySelector(".spans"), active);
+    ctx.formKey = active ? active.key : null;
+    ctx.refreshList();
+    ctx.suggestions.renderToggles();
+    ctx.suggestions.renderCard();
+  },
+  repaint() {
+    for (const side of SIDES) ctx.maps[side] = paint(ctx.segments[side], sideLayers(ctx.state, side), ctx.state);
+  },
+  relayout() {
+    for (const side of SIDES) layoutGutter(ctx.els.gutter[side], ctx.els.text[side], ctx.sentenceEls[side]);
+  },
+  openEdit(key, { focusField = null } = {}) {
+    const previous = ctx.edits.find(ctx.state.activeKey);
+    if (previous && previous.key !== key) dropIfEmpty(previous);
+    ctx.state.activeKey = key;
+    ctx.formKey = null;
+    ctx.render();
+    ctx.showTab("annotate");
+    const edit = ctx.edits.find(key);
+    const first = edit && edit.spans[0];
+    if (first) reveal(ctx.els.scroller[first.side], ctx.maps[first.side].byEdit.get(key)?.[0]);
+    if (focusField) ctx.focusField(focusField);
+    else ctx.els.form.querySelector(".form-head h3")?.setAttribute("tabindex", "-1");
+  },
+  closeEdit() {
+    const edit = ctx.edits.find(ctx.state.activeKey);
+    if (edit) { ctx.saver.start(edit.key); dropIfEmpty(edit); }
+    ctx.state.activeKey = null;
+    ctx.render();
+  },
+  newEdit(typeName) {
+    if (ctx.locked()) return;
+    const edit = ctx.edits.create(typeName);
+    ctx.openEdit(edit.key);
+    const type = ctx.state.typesByName[typeName];
+    const sides = type.sides.map((s) => (s === "source" ? "original" : "simplification")).join(" and ");
+    ctx.notify(`New ${type.label.toLowerCase()}: select text in the ${sides} to add spans.`);
+    ctx.els.form.querySelector(".span-row select, textarea, input")?.focus();
+  },
+  stepEdit(delta) {
+    const list = ctx.state.edits;
+    if (!list.length) return;
+    const at = list.findIndex((e) => e.key === ctx.state.activeKey);
+    const next = at < 0 ? (delta > 0 ? 0 : list.length - 1) : (at + delta + list.length) % list.length;
+    ctx.openEdit(list[next].key);
+    ctx.els.list.querySelector(`[data-key="${list[next].key}"]`)?.focus();
+  },
+  focusField(name) {
+    const form = ctx.els.form;
+    let field = form.querySelector(`[data-field="${name}"]`);
+    if (!field) {
+      const texts = form.querySelectorAll("textarea");
+      field = name === "answer" ? texts[1] : texts[0];
+    }
+    if (field) { field.focus(); if (field.select && field.value) field.setSelectionRange(field.value.length, field.value.length); }
+  },
+  addSpan(edit, side, start, end) {
+    const type = ctx.state.typesByName[edit.edit_type];
+    if (!type.sides.includes(side)) return false;
+    ctx.edits.addSpan(edit, side, start, end);
+    ctx.render();
+    return true;
+  },
+  async deleteEdit(edit) {
+    try {
+      await ctx.edits.remove(edit);
+      if (ctx.state.activeKey === edit.key) ctx.state.activeKey = null;
+      ctx.render();
+      ctx.notify("Edit deleted.");
+    } catch (err) {
+      if (err.status === 409) ctx.conflict(err); else ctx.notify(`Could not delete: ${err.message}`);
+    }
+  },
+  scrollToSuggestion(id) {
+    for (const side of SIDES) {
+      const segs = ctx.maps[side].bySugg.get(id);
+      if (segs && segs.length) { reveal(ctx.els.scroller[side], segs[0]); ctx.tips?.showAt(segs[0]); }
+    }
+  },
+  conflict(err) {
+    ctx.saver.conflicted = true;
+    ctx.setSaveState("conflict");
+    ctx.status.conflictBanner(err);
+    ctx.refreshLock();
+  },
+  refreshLock() {
+    const locked = ctx.locked();
+    root.classList.toggle("locked", locked);
+    const done = ctx.state.assignment.status === "done";
+    ctx.els.done.textContent = done ? "Reopen" : "Mark done";
+    ctx.els.done.hidden = ctx.state.readOnly || ctx.saver.conflicted;
+    ctx.els.newButtons.hidden = locked;
+    if (done || ctx.state.readOnly) ctx.timer?.stop();
+    ctx.ratings.reset();
+    ctx.ratings.renderDocumentLevel(ctx.els.docRatings);
+    ctx.formKey = null;
+    ctx.render();
+  },
+  saveNow() { ctx.saver.flushAll().then(() => ctx.notify(STATE_LABELS[ctx.saver.state])); },
+  markDone() {
+    if (ctx.state.readOnly || ctx.saver.conflicted) return;
+    if (ctx.state.assignment.status === "done") return;
+    return ctx.status.markDone();
+  },
+  escape() {
+    if (!ctx.els.help.hidden) { toggleHelp(ctx, false); return; }
+    if (!ctx.els.popover.hidden) { hidePopover(); return; }
+    const active = document.activeElement;
+    if (active && active !== document.body && root.querySelector(".sidebar").contains(active) && ctx.state.activeKey) {
+      active.blur();
+      ctx.closeEdit();
+      return;
+    }
+    if (active && active !== document.body) { active.blur(); return; }
+    if (ctx.state.activeKey) ctx.closeEdit();
+    else if (ctx.state.focusSugg) ctx.suggestions.focus(null, { scroll: false });
+    ctx.tips?.hide();
+  },
+  showTab(name) {
+    for (const tab of root.querySelectorAll("[role=tab]")) {
+      const on = tab.dataset.tab === name;
+      tab.setAttribute("aria-selected", on ? "true" : "false");
+      root.querySelector(`#tab-${tab.dataset.tab}`).hidden = !on;
+    }
+    if (name === "guidelines") ctx.guidelines.load();
+  },
+});
+
+function dropIfEmpty(edit) {
+  if (edit.id == null && !edit.spans.length && !Object.keys(edit.fields).length) {
+    ctx.saver.cancel(edit.key);
+    ctx.state.edits = ctx.state.edits.filter((e) => e !== edit);
+  }
+}
+
+function hidePopover() { ctx.els.popover.hidden = true; }
+
+function showPopover({ side, start, end, rect }, note) {
+  const types = ctx.state.schema.edit_types.filter((t) => t.sides.includes(side));
+  const pop = ctx.els.popover;
+  if (!types.length) { ctx.notify("No edit type of this schema marks this side."); return; }
+  pop.replaceChildren(
+    note ? el("p", { class: "small muted" }, note) : null,
+    el("p", { class: "small" }, "New edit with this span:"),
+    ...types.map((t) => {
+      const b = el("button", { type: "button", class: "pop-choice", dataset: { type: t.name }, onclick: () => {
+        hidePopover();
+        const edit = ctx.edits.create(t.name, { spans: [{ side, start, end }] });
+        clearSelection();
+        ctx.openEdit(edit.key);
+      } }, el("span", { class: "swatch" }), t.label, t.key ? el("kbd", {}, t.key) : null);
+      b.querySelector(".swatch").style.background = t.color;
+      return b;
+    }),
+    el("button", { type: "button", class: "ghost small", onclick: hidePopover }, "Cancel"));
+  pop.hidden = false;
+  pop.style.left = `${Math.min(rect.right + 6, window.innerWidth - pop.offsetWidth - 10)}px`;
+  pop.style.top = `${Math.min(rect.bottom + 6, window.innerHeight - pop.offsetHeight - 10)}px`;
+  pop.onkeydown = (e) => {
+    const t = types.find((x) => x.key === e.key);
+    if (t) { e.preventDefault(); e.stopPropagation(); pop.querySelector(`[data-type="${t.name}"]`).click(); }
+  };
+  pop.querySelector("button").focus({ preventScroll: true });
+}
+
+function onSelect(sel) {
+  if (ctx.locked()) return;
+  const active = ctx.edits.find(ctx.state.activeKey);
+  if (active) {
+    if (ctx.addSpan(active, sel.side, sel.start, sel.end)) { clearSelection(); return; }
+    const type = ctx.state.typesByName[active.edit_type];
+    showPopover(sel, `${type.label} spans lie only in the ${type.sides.map((s) => (s === "source" ? "original" : "simplification")).join(" and ")}.`);
+    return;
+  }
+  showPopover(sel);
+}
+
+function onClick(seg) {
+  hidePopover();
+  const keys = (seg.dataset.edits || "").split(" ").filter(Boolean);
+  if (keys.length) {
+    const at = keys.indexOf(ctx.state.activeKey);
+    ctx.openEdit(keys[(at + 1) % keys.length]);
+    return;
+  }
+  const suggs = (seg.dataset.suggs || "").split(" ").filter(Boolean).map(Number);
+  if (suggs.length) ctx.suggestions.focus(suggs[0], { scroll: false });
+}
+
+async function init() {
+  let data;
+  try {
+    data = await api.load(ctx.id);
+  } catch (err) {
+    ctx.els.banner.hidden = false;
+    ctx.els.banner.textContent = `The annotation data could not be loaded (${err.message}). Reload the page to try again.`;
+    return;
+  }
+  ctx.state = buildState(data);
+  ctx.saver = new Saver({
+    onState: (s) => ctx.setSaveState(s),
+    onConflict: (err) => ctx.conflict(err),
+    onInvalid: (key, err) => {
+      const problems = (err.data.problems || []).map((p) => `${p.field}: ${p.message}`).join("; ");
+      const box = ctx.els.form.querySelector(".problems");
+      if (box) box.textContent = `Not saved: ${problems || err.message}`;
+    },
+  });
+  ctx.edits = makeEdits(ctx);
+  ctx.suggestions = makeSuggestions(ctx);
+  ctx.ratings = makeRatings(ctx);
+  ctx.status = makeStatus(ctx);
+  ctx.guidelines = makeGuidelines(ctx);
+  ctx.alignment = alignmentMaps(ctx.state.doc, ctx.state.sentences.source.length, ctx.state.sentences.target.length);
+  if (ctx.state.readOnly) {
+    const b = ctx.els.banner;
+    b.hidden = false;
+    b.className = "banner info";
+    b.textContent = `Read-only: you are viewing ${ctx.state.assignment.user}'s annotations.`;
+  }
+  renderNewButtons();
+  const legend = ctx.ratings.legend();
+  if (legend) $("#rating-legend").textContent = `Rating scale: ${legend}`;
+  ctx.setAssignment(ctx.state.assignment);
+  ctx.setSaveState("saved");
+  ctx.refreshLock();
+  watchSelection(ctx.els.text, (side) => ctx.state.cps[side], { onSelect, onClick });
+  ctx.tips = watchTooltips(ctx, Object.values(ctx.els.text));
+  syncScroll(ctx, ctx.els.scroller);
+  watchKeyboard(ctx);
+  wireChrome();
+  if (!ctx.state.readOnly && ctx.state.assignment.status !== "done") {
+    ctx.timer = startTimer({
+      initial: ctx.state.assignment.seconds_spent || 0,
+      report: (seconds, options) => api.time(ctx.id, seconds, options),
+      display: (text, active) => { ctx.els.timer.textContent = text; ctx.els.timer.classList.toggle("idle", !active); },
+    });
+  } else {
+    ctx.els.timer.textContent = `${Math.round((ctx.state.assignment.seconds_spent || 0) / 60)} min`;
+  }
+  new ResizeObserver(() => ctx.relayout()).observe(ctx.els.text.source.parentElement);
+  root.dataset.ready = "1";
+  window.annotator = ctx;
+}
+
+function renderNewButtons() {
+  const box = ctx.els.newButtons;
+  box.replaceChildren(el("span", { class: "kinds-label" }, "New edit"), ...ctx.state.schema.edit_types.map((t) => {
+    const b = el("button", { type: "button", class: "ghost small new-type", dataset: { type: t.name }, title: t.description || t.label,
+      onclick: () => ctx.newEdit(t.name) }, el("span", { class: "swatch" }), t.label, t.key ? el("kbd", {}, t.key) : null);
+    b.querySelector(".swatch").style.background = t.color;
+    return b;
+  }));
+}
+
+function wireChrome() {
+  ctx.els.done.addEventListener("click", () => (ctx.state.assignment.status === "done" ? ctx.status.reopen() : ctx.markDone()));
+  $("#btn-help").addEventListener("click", () => toggleHelp(ctx, true));
+  $("#help .close").addEventListener("click", () => toggleHelp(ctx, false));
+  for (const tab of root.querySelectorAll("[role=tab]")) tab.addEventListener("click", () => ctx.showTab(tab.dataset.tab));
+  document.addEventListener("mousedown", (e) => { if (!ctx.els.popover.contains(e.target)) hidePopover(); });
+  window.addEventListener("beforeunload", (e) => {
+    if (ctx.allowLeave || !ctx.saver.dirty) return;
+    ctx.saver.flushAll({ keepalive: true });
+    e.preventDefault();
+    e.returnValue = "";
+  });
+  window.addEventListener("pagehide", () => { if (ctx.saver.dirty) ctx.saver.flushAll({ keepalive: true }); });
+}
+
+init();

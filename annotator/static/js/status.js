@@ -1,0 +1,95 @@
+// Marking the document done (or reopening it), the list of what is missing, banners.
+
+import { api } from "./api.js";
+import { el } from "./edit_form.js";
+
+export function makeStatus(ctx) {
+  const { state } = ctx;
+
+  const showMissing = (missing) => {
+    const box = ctx.els.missing;
+    if (!missing || !missing.length) { box.hidden = true; box.replaceChildren(); return; }
+    box.hidden = false;
+    box.replaceChildren(
+      el("div", { class: "missing-head" },
+        el("strong", {}, `Not done yet — ${missing.length} thing${missing.length > 1 ? "s" : ""} missing`),
+        el("button", { type: "button", class: "ghost small", onclick: () => showMissing(null) }, "Hide")),
+      el("ul", {}, missing.map((m) => el("li", {}, el("button", { type: "button", class: "link",
+        onclick: () => goTo(m) }, m.message)))));
+    box.querySelector("li button")?.focus();
+  };
+
+  const goTo = (m) => {
+    if (m.edit_id) {
+      const edit = state.edits.find((e) => e.id === m.edit_id);
+      if (!edit) return;
+      ctx.openEdit(edit.key, { focusField: m.field.startsWith("spans.") ? null : m.field });
+      if (m.field.startsWith("spans.")) ctx.els.form.querySelector(`.span-row[data-side=${m.field.slice(6)}] select`)?.focus();
+      return;
+    }
+    const parts = m.field.split(".");
+    if (parts[0] === "ratings") {
+      const key = `r|${parts[1]}|${parts[2]}|${parts.slice(3).join(".")}`;
+      const group = document.querySelector(`[data-rating="${CSS.escape(key)}"]`);
+      if (group) {
+        group.scrollIntoView({ block: "center" });
+        (group.querySelector("input") || group).focus();
+      }
+    }
+  };
+
+  const markDone = async () => {
+    if (ctx.locked()) return;
+    ctx.setSaveState("saving");
+    await ctx.saver.flushAll();
+    if (ctx.saver.state === "conflict") return;
+    if (ctx.saver.state === "error" || ctx.saver.state === "offline") {
+      ctx.notify("Some changes are not saved yet; fix them before marking the document done.");
+      return;
+    }
+    try {
+      const result = await api.status(ctx.id, "done", state.assignment.version);
+      await ctx.timer?.flush();
+      ctx.setAssignment(result.assignment);
+      showMissing(null);
+      ctx.closeEdit();
+      ctx.refreshLock();
+      ctx.notify("Marked done. Thank you! Reopen it if you need to change something.");
+    } catch (err) {
+      if (err.status === 422 && err.data.missing) showMissing(err.data.missing);
+      else if (err.status === 409) ctx.conflict(err);
+      else ctx.notify(`Could not mark done: ${err.message}`);
+    }
+  };
+
+  const reopen = async () => {
+    try {
+      const result = await api.status(ctx.id, "in_progress", state.assignment.version);
+      ctx.setAssignment(result.assignment);
+      ctx.refreshLock();
+      ctx.notify("Reopened: you can change your annotations again.");
+    } catch (err) {
+      if (err.status === 409) ctx.conflict(err);
+      else ctx.notify(`Could not reopen: ${err.message}`);
+    }
+  };
+
+  const conflictBanner = (err) => {
+    const banner = ctx.els.banner;
+    const unsaved = state.edits.filter((e) => ctx.saver.tasks.get(e.key)?.dirty || ctx.saver.tasks.get(e.key)?.error === undefined);
+    banner.hidden = false;
+    banner.className = "banner conflict";
+    banner.replaceChildren(
+      el("strong", {}, "Conflict: "),
+      "this document was changed in another tab or session since you opened it. " +
+      "Your latest change was not saved, so nothing was overwritten. Reload to continue with the current version. ",
+      el("button", { type: "button", class: "primary small", onclick: () => { ctx.allowLeave = true; location.reload(); } }, "Reload"),
+      err && err.message ? el("details", {}, el("summary", {}, "Details and your unsaved text"),
+        el("p", { class: "small" }, err.message),
+        el("pre", { class: "unsaved" }, unsaved.map((e) => Object.entries(e.fields).filter(([, v]) => typeof v === "string")
+          .map(([k, v]) => `${k}: ${v}`).join("\n")).filter(Boolean).join("\n\n"))) : null,
+    );
+  };
+
+  return { markDone, reopen, showMissing, conflictBanner };
+}

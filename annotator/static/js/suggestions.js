@@ -1,0 +1,174 @@
+// Pre-highlights: per-kind toggles, navigation (j/k), the card of the focused suggestion,
+// hover tooltips, and accept (-> a pre-filled edit) / dismiss, both recorded on the server.
+
+import { api } from "./api.js";
+import { el, snippet } from "./edit_form.js";
+import { kindLabel, visibleSuggestions } from "./highlights.js";
+
+const KIND_TO_TYPE = {
+  deletion: "deletion", oversimplification: "oversimplification", trailing: "overgeneration",
+  leaked_instruction: "overgeneration", repetition: "overgeneration", semantic_outlier: "overgeneration",
+};
+const KIND_TO_CATEGORY = { leaked_instruction: "leaked_instruction", repetition: "repetitive",
+  semantic_outlier: "ungrounded_injection" };
+
+/** The edit a suggestion turns into: {type, spans, fields}, or null if the schema has none. */
+export function editFromSuggestion(s, schema) {
+  const sides = [s.source_spans?.length ? "source" : null, s.target_spans?.length ? "target" : null].filter(Boolean);
+  const types = schema.edit_types;
+  const type = types.find((t) => t.name === KIND_TO_TYPE[s.kind])
+    || types.find((t) => sides.every((side) => t.sides.includes(side)))
+    || types.find((t) => sides.some((side) => t.sides.includes(side)));
+  if (!type) return null;
+  const spans = [];
+  for (const side of type.sides) {
+    for (const [start, end] of s[side === "source" ? "source_spans" : "target_spans"] || []) spans.push({ side, start, end });
+  }
+  const fields = {};
+  for (const f of type.fields) {
+    if (f.type !== "choice" && f.type !== "multichoice") continue;
+    const values = f.options.map((o) => o.value);
+    const pick = [s.category, KIND_TO_CATEGORY[s.kind], s.kind].find((v) => v && values.includes(v));
+    if (pick) fields[f.name] = f.type === "multichoice" ? [pick] : pick;
+  }
+  return { type: type.name, spans, fields };
+}
+
+export function makeSuggestions(ctx) {
+  const { state } = ctx;
+  const find = (id) => state.suggestions.find((s) => s.id === id);
+
+  const focus = (id, { scroll = true } = {}) => {
+    state.focusSugg = id;
+    ctx.repaint();
+    renderCard();
+    if (scroll && id != null) ctx.scrollToSuggestion(id);
+  };
+
+  const step = (delta) => {
+    const list = visibleSuggestions(state);
+    if (!list.length) { focus(null); ctx.notify("No suggestions left to review."); return; }
+    const at = list.findIndex((s) => s.id === state.focusSugg);
+    const next = at < 0 ? (delta > 0 ? 0 : list.length - 1) : (at + delta + list.length) % list.length;
+    focus(list[next].id);
+  };
+
+  const accept = async (id = state.focusSugg) => {
+    const s = find(id);
+    if (!s || s.action || ctx.locked()) return;
+    const made = editFromSuggestion(s, state.schema);
+    if (!made) { ctx.notify("This project's schema has no edit type for this suggestion."); return; }
+    const edit = ctx.edits.create(made.type, { spans: made.spans, fields: made.fields, suggestion_id: s.id, now: true });
+    s.action = "accepted";
+    state.focusSugg = null;
+    ctx.openEdit(edit.key, { focusField: "question" });
+    ctx.render();
+    await ctx.saver.start(edit.key);
+    if (edit.id != null) {
+      await api.suggestion(ctx.id, s.id, { action: "accepted", edit_id: edit.id }).catch((e) => ctx.notify(e.message));
+    }
+  };
+
+  const dismiss = async (id = state.focusSugg) => {
+    const s = find(id);
+    if (!s || s.action || ctx.locked()) return;
+    const list = visibleSuggestions(state);
+    const after = list[list.findIndex((x) => x.id === id) + 1];
+    s.action = "dismissed";
+    state.focusSugg = after ? after.id : null;
+    ctx.render();
+    renderCard();
+    try {
+      await api.suggestion(ctx.id, s.id, { action: "dismissed" });
+    } catch (e) {
+      s.action = null;
+      ctx.render();
+      ctx.notify(`Could not dismiss: ${e.message}`);
+    }
+  };
+
+  const renderToggles = () => {
+    const box = ctx.els.kinds;
+    const kinds = [...new Set(state.suggestions.map((s) => s.kind))];
+    if (!kinds.length) { box.replaceChildren(); return; }
+    box.replaceChildren(el("span", { class: "kinds-label" }, "Suggestions"), ...kinds.map((kind) => {
+      const open = state.suggestions.filter((s) => s.kind === kind && !s.action).length;
+      const input = el("input", { type: "checkbox", checked: !state.hiddenKinds.has(kind), dataset: { kind } });
+      input.addEventListener("change", () => {
+        if (input.checked) state.hiddenKinds.delete(kind); else state.hiddenKinds.add(kind);
+        if (state.focusSugg && find(state.focusSugg)?.kind === kind) state.focusSugg = null;
+        ctx.render();
+      });
+      return el("label", { class: `kind-toggle sg-${kind}`, title: `Show or hide ${kindLabel(kind).toLowerCase()} suggestions` },
+        input, el("span", { class: "dot" }), `${kindLabel(kind)} `, el("span", { class: "count" }, String(open)));
+    }));
+  };
+
+  const renderCard = () => {
+    const box = ctx.els.card;
+    const list = visibleSuggestions(state);
+    const s = find(state.focusSugg);
+    if (!s || s.action) {
+      box.replaceChildren(list.length
+        ? el("p", { class: "hint" }, `${list.length} suggestion${list.length > 1 ? "s" : ""} to review. Press `, el("kbd", {}, "j"), " to go to the next one.")
+        : state.suggestions.length ? el("p", { class: "hint" }, "All suggestions reviewed.") : null);
+      box.classList.remove("open");
+      return;
+    }
+    const quote = (side, spans) => spans.map(([a, b]) => el("blockquote", { class: `q-${side}` },
+      el("span", { class: "q-side" }, side === "source" ? "Original" : "Simplification"), `“${snippet(ctx, { side, start: a, end: b }, 140)}”`));
+    box.classList.add("open");
+    box.replaceChildren(
+      el("div", { class: "card-head" },
+        el("span", { class: `kind-badge sg-${s.kind}` }, kindLabel(s.kind)),
+        el("span", { class: "muted" }, `${list.findIndex((x) => x.id === s.id) + 1} of ${list.length}`)),
+      el("p", { class: "explanation" }, s.explanation || "(no explanation)"),
+      el("p", { class: "muted small" }, `score ${Number(s.score).toFixed(2)} · ${s.method}${s.category ? " · " + s.category.replace(/_/g, " ") : ""}`),
+      ...quote("source", s.source_spans || []), ...quote("target", s.target_spans || []),
+      ctx.locked() ? null : el("div", { class: "card-actions" },
+        el("button", { type: "button", class: "primary small", onclick: () => accept(s.id) }, "Accept ", el("kbd", {}, "a")),
+        el("button", { type: "button", class: "ghost small", onclick: () => dismiss(s.id) }, "Dismiss ", el("kbd", {}, "x")),
+        el("span", { class: "spacer" }),
+        el("button", { type: "button", class: "ghost small", "aria-label": "Previous suggestion", onclick: () => step(-1) }, "‹ ", el("kbd", {}, "k")),
+        el("button", { type: "button", class: "ghost small", "aria-label": "Next suggestion", onclick: () => step(1) }, el("kbd", {}, "j"), " ›")),
+    );
+  };
+
+  return { find, focus, step, accept, dismiss, renderToggles, renderCard };
+}
+
+/** Tooltip for highlighted text: explanation and score of suggestions, summary of edits. */
+export function watchTooltips(ctx, containers) {
+  const tip = ctx.els.tooltip;
+  const show = (seg, x, y) => {
+    const lines = [];
+    for (const id of (seg.dataset.suggs || "").split(" ").filter(Boolean)) {
+      const s = ctx.suggestions.find(Number(id));
+      if (s) lines.push(el("div", { class: "tip-sugg" }, el("strong", {}, kindLabel(s.kind)), ` · score ${Number(s.score).toFixed(2)}`, el("br"), s.explanation || ""));
+    }
+    for (const key of (seg.dataset.edits || "").split(" ").filter(Boolean)) {
+      const e = ctx.edits.find(key);
+      if (e) lines.push(el("div", { class: "tip-edit" }, el("strong", {}, ctx.state.typesByName[e.edit_type]?.label || e.edit_type), e.fields.question ? ` · ${e.fields.question}` : ""));
+    }
+    if (!lines.length) { tip.hidden = true; return; }
+    tip.replaceChildren(...lines);
+    tip.hidden = false;
+    const w = tip.offsetWidth, h = tip.offsetHeight;
+    tip.style.left = `${Math.min(x + 12, window.innerWidth - w - 8)}px`;
+    tip.style.top = `${y + 18 + h > window.innerHeight ? y - h - 10 : y + 18}px`;
+  };
+  for (const c of containers) {
+    c.addEventListener("mouseover", (e) => {
+      const seg = e.target.closest(".seg");
+      if (seg && (seg.dataset.suggs || seg.dataset.edits)) show(seg, e.clientX, e.clientY);
+      else tip.hidden = true;
+      for (const key of (seg?.dataset.edits || "").split(" ").filter(Boolean)) ctx.emphasize(key, true);
+    });
+    c.addEventListener("mouseout", (e) => {
+      const seg = e.target.closest(".seg");
+      for (const key of (seg?.dataset.edits || "").split(" ").filter(Boolean)) ctx.emphasize(key, false);
+      if (!e.relatedTarget || !c.contains(e.relatedTarget)) tip.hidden = true;
+    });
+  }
+  return { showAt: (seg) => { const r = seg.getBoundingClientRect(); show(seg, r.left, r.bottom - 14); }, hide: () => { tip.hidden = true; } };
+}
