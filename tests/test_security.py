@@ -1,0 +1,49 @@
+"""Security boundaries that hold for every route, not only the ones we remembered."""
+
+import re
+
+import pytest
+
+from tests.conftest import PASSWORD, csrf_token, login
+
+STATE_CHANGING = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+def concrete_path(rule) -> str:
+    return re.sub(r"<(?:[^:>]+:)?([^>]+)>", lambda m: "1", rule.rule)
+
+
+def test_every_state_changing_route_refuses_a_request_without_csrf_token(app, client, study):
+    login(client, "ana")
+    checked = []
+    for rule in app.url_map.iter_rules():
+        for method in sorted((rule.methods or set()) & STATE_CHANGING):
+            path = concrete_path(rule)
+            response = client.open(path, method=method, json={})
+            assert response.status_code == 400, f"{method} {rule.rule} answered {response.status_code}"
+            checked.append(f"{method} {rule.rule}")
+    assert "POST /login" in checked and "PUT /api/edits/<int:edit_id>" in checked
+    assert len(checked) >= 8
+
+
+def test_login_is_throttled_after_repeated_failures(client, users):
+    for _ in range(5):
+        assert login(client, "ana", "wrong-password").status_code == 401
+    throttled = login(client, "ana", PASSWORD)  # even the right password waits
+    assert throttled.status_code == 429
+    assert "Too many failed attempts" in throttled.get_data(as_text=True)
+    assert login(client, "ben").status_code == 302  # other accounts are unaffected
+
+
+def test_passwords_are_hashed_with_a_modern_kdf(database, users):
+    from annotator.models import User
+    with database.session() as session:
+        stored = session.get(User, users["ana"]).password_hash
+    assert stored.startswith(("scrypt:", "pbkdf2:sha256:600000")) and PASSWORD not in stored
+
+
+def test_logout_needs_a_token_and_ends_the_session(client, users):
+    login(client, "ana")
+    assert client.post("/logout").status_code == 400
+    client.post("/logout", data={"csrf_token": csrf_token(client, "/my")})
+    assert client.get("/my").status_code == 302
