@@ -1,0 +1,98 @@
+"""Property-based tests: arbitrary and malformed input gives a clear error, never a crash
+and never a partial write."""
+
+import json
+import string
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from annotator.ingest import IngestError, read_documents
+
+FUZZ = settings(max_examples=60, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                       HealthCheck.too_slow])
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                max_size=4),
+    max_leaves=12,
+)
+records = st.dictionaries(
+    st.sampled_from(["id", "source", "target", "meta", "sentences", "source_sentences",
+                     "target_sentences", "system"]) | st.text(max_size=6),
+    json_values, max_size=6)
+
+
+@FUZZ
+@given(content=st.binary(max_size=400))
+def test_reader_on_arbitrary_bytes_raises_only_ingest_errors(tmp_path_factory, content):
+    for suffix in (".jsonl", ".json", ".csv"):
+        path = tmp_path_factory.mktemp("fuzz") / f"input{suffix}"
+        path.write_bytes(content)
+        try:
+            documents = read_documents(path)
+        except IngestError as exc:
+            assert str(exc).startswith(str(path)), str(exc)
+        else:
+            assert all(d.source.strip() and d.target.strip() for d in documents)
+
+
+@FUZZ
+@given(rows=st.lists(records, min_size=1, max_size=5))
+def test_reader_on_arbitrary_records_validates_or_names_line_and_field(tmp_path_factory, rows):
+    path = tmp_path_factory.mktemp("fuzz") / "input.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    try:
+        documents = read_documents(path)
+    except IngestError as exc:
+        for problem in exc.problems:
+            assert problem.line is not None and 1 <= problem.line <= len(rows)
+    else:
+        for document in documents:
+            for offsets, text in ((document.source_sentences, document.source),
+                                  (document.target_sentences, document.target)):
+                for start, end in offsets or []:
+                    assert 0 <= start < end <= len(text)
+
+
+span = st.fixed_dictionaries({"side": st.sampled_from(["source", "target", "both", 3]),
+                              "start": st.integers(-5, 200) | st.text(max_size=3),
+                              "end": st.integers(-5, 200) | st.none()})
+edit_bodies = st.fixed_dictionaries({
+    "edit_type": st.sampled_from(["deletion", "oversimplification", "nope", None, 7]),
+    "fields": st.dictionaries(st.sampled_from(["question", "answer", "severity", "x"]),
+                              json_values, max_size=3) | json_values,
+    "spans": st.lists(span, max_size=3) | json_values,
+})
+
+
+def test_api_never_answers_500_and_never_half_writes(client, study, database):
+    from tests.conftest import login
+    from tests.helpers import row_counts
+
+    login(client, "ana")
+    page = client.get("/my").get_data(as_text=True)
+    headers = {"X-CSRFToken": page.split('name="csrf-token" content="', 1)[1].split('"', 1)[0]}
+    assignment = study["assignments"]["ana"][0]
+
+    @FUZZ
+    @given(body=edit_bodies | json_values)
+    def check(body):
+        with database.session() as session:
+            before = row_counts(session)
+        response = client.post(f"/api/assignments/{assignment}/edits", json=body,
+                               headers=headers)
+        assert response.status_code in (201, 400, 409, 422), response.get_data(as_text=True)
+        assert response.is_json
+        with database.session() as session:
+            after = row_counts(session)
+        if response.status_code != 201:
+            assert after["edits"] == before["edits"] and after["spans"] == before["spans"]
+        else:
+            edit = response.get_json()["edit"]
+            assert edit["edit_type"] in ("deletion", "oversimplification")
+            assert all(0 <= s["start"] < s["end"] for s in edit["spans"])
+
+    check()
