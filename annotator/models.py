@@ -291,3 +291,117 @@ class AuditEvent(Base):
     object_type: Mapped[str | None] = mapped_column(String(32), nullable=True)
     object_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
     details: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+# ---------------------------------------------------------------- adjudication
+# A lead turns the annotators' edits and ratings of a document into one gold record. Every
+# step is an AdjudicationDecision row (append-only: who, when, which source edits, values
+# before and after, note); gold edits and gold ratings are created by decisions and count
+# while their decision is not retracted, so the full history stays and any gold value can
+# be traced back to the annotators' originals.
+
+DECISION_KINDS = ("accept", "merge", "keep_both", "reject", "regroup", "rating", "majority",
+                  "tiebreak", "route", "complete", "reopen", "undo")
+
+
+class AdjudicationState(Versioned, Base):
+    """Where the adjudication of one document stands: 'open' or 'complete'. ``round``
+    counts reopenings."""
+
+    __tablename__ = "adjudication_states"
+    __table_args__ = (CheckConstraint("status IN ('open', 'complete')", name="status"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), unique=True)
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    round: Mapped[int] = mapped_column(Integer, default=1)
+    completed_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+    document: Mapped[Document] = relationship()
+
+
+class AdjudicationDecision(Base):
+    """One adjudication step. ``source_edit_ids`` are the annotators' edits it decides on;
+    ``item_key`` names a rating item ('level|item|field') or a unit ('edits:3,8');
+    ``retracted_by_id`` points at the later decision that undid it (undo or reopen)."""
+
+    __tablename__ = "adjudication_decisions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), index=True)
+    round: Mapped[int] = mapped_column(Integer, default=1)
+    kind: Mapped[str] = mapped_column(String(16))
+    automatic: Mapped[bool] = mapped_column(default=False)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    item_key: Mapped[str] = mapped_column(String(255), default="")
+    source_edit_ids: Mapped[list[Any]] = mapped_column(default=list)
+    before: Mapped[Any] = mapped_column(nullable=True)
+    after: Mapped[Any] = mapped_column(nullable=True)
+    note: Mapped[str] = mapped_column(Text, default="")
+    retracted_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("adjudication_decisions.id", ondelete="SET NULL"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    user: Mapped[User | None] = relationship()
+
+
+class GoldEdit(Base):
+    """An edit of the gold record, created by an accept / merge / keep-both decision."""
+
+    __tablename__ = "gold_edits"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), index=True)
+    decision_id: Mapped[int] = mapped_column(
+        ForeignKey("adjudication_decisions.id", ondelete="CASCADE"), index=True)
+    edit_type: Mapped[str] = mapped_column(String(64))
+    fields: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    spans: Mapped[list[Any]] = mapped_column(default=list)  # [{side, start, end}, ...]
+    source_edit_ids: Mapped[list[Any]] = mapped_column(default=list)
+
+    decision: Mapped[AdjudicationDecision] = relationship()
+
+
+class GoldRating(Base):
+    """A gold rating value, with how it was reached: majority, lead or tiebreak."""
+
+    __tablename__ = "gold_ratings"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), index=True)
+    decision_id: Mapped[int] = mapped_column(
+        ForeignKey("adjudication_decisions.id", ondelete="CASCADE"), index=True)
+    level: Mapped[str] = mapped_column(String(16))
+    item: Mapped[str] = mapped_column(String(64), default="")
+    field: Mapped[str] = mapped_column(String(64))
+    value: Mapped[Any] = mapped_column(nullable=True)
+    method: Mapped[str] = mapped_column(String(16))
+
+    decision: Mapped[AdjudicationDecision] = relationship()
+
+
+class TieBreakRequest(Base):
+    """A disputed rating item routed to a third annotator (the PlainFact procedure): the
+    third annotator's Assignment rates only these items and their label breaks the tie."""
+
+    __tablename__ = "tiebreak_requests"
+    __table_args__ = (UniqueConstraint("assignment_id", "level", "item", "field"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), index=True)
+    assignment_id: Mapped[int] = mapped_column(
+        ForeignKey("assignments.id", ondelete="CASCADE"), index=True)
+    decision_id: Mapped[int | None] = mapped_column(
+        ForeignKey("adjudication_decisions.id", ondelete="SET NULL"), nullable=True)
+    level: Mapped[str] = mapped_column(String(16))
+    item: Mapped[str] = mapped_column(String(64), default="")
+    field: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    assignment: Mapped[Assignment] = relationship()
