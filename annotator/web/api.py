@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, jsonify, request
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
 from annotator.annotations import (
@@ -40,6 +42,16 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 @bp.errorhandler(HTTPException)
 def http_error(exc: HTTPException):
     return jsonify(error=exc.name.lower(), message=exc.description), exc.code
+
+
+@bp.errorhandler(StaleDataError)
+@bp.errorhandler(IntegrityError)
+def lost_race(exc):
+    """Another request changed the same record between our read and our write: the
+    version check in the UPDATE (or a unique constraint) caught it."""
+    db().rollback()
+    return jsonify(error="conflict", message="This was changed at the same moment elsewhere; "
+                   "reload to see the newer version.", current=None), 409
 
 
 @bp.errorhandler(ValidationFailed)
