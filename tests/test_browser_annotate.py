@@ -102,3 +102,377 @@ def test_page_renders_texts_and_suggestions(page, live_server, study, database):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "annotate-initial.png"))
     assert errors == []
+
+
+def drag_select(page, side: str, start: int, end: int):
+    """Select code points [start, end) of one side with a real mouse drag."""
+    box = page.evaluate("""async ([side, start, end]) => {
+        const m = await import('/static/js/offsets.js');
+        const text = document.querySelector(`.text[data-side=${side}]`);
+        const range = m.offsetsToRange(text, start, end);
+        range.startContainer.parentElement.scrollIntoView({block: 'center'});
+        const rects = [...range.getClientRects()].filter(r => r.width > 0);
+        const a = rects[0], b = rects[rects.length - 1];
+        return [a.left + 2, a.top + a.height / 2, b.right - 2, b.top + b.height / 2];
+    }""", [side, start, end])
+    page.mouse.move(box[0], box[1])
+    page.mouse.down()
+    page.mouse.move((box[0] + box[2]) / 2, (box[1] + box[3]) / 2, steps=4)
+    page.mouse.move(box[2], box[3], steps=4)
+    page.mouse.up()
+
+
+def wait_for(page, expression: str, timeout: float = 5.0):
+    """Poll a JS expression from Python (wait_for_function would need eval, which the
+    page's CSP forbids)."""
+    import time
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
+        page.wait_for_timeout(50)
+
+
+def wait_saved(page):
+    page.wait_for_selector("#save-state[data-state=saved]")
+
+
+def test_mouse_edit_accept_and_reload_keep_offsets(page, live_server, study, database):
+    errors = watch_errors(page)
+    aid = study["assignments"]["ana"][0]
+    ids = prepare(database, aid, suggestions=standard_suggestions())["suggestions"]
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+
+    # Drag from inside "thalassemia" to inside "ketamine": snaps to whole words ("𝛼-" is
+    # part of the word; 𝛼 and 😀 are one code point in Python but two UTF-16 units in JS),
+    # after a "\r\n" and before a non-breaking space.
+    src_start, src_end = span(SOURCE, "𝛼-thalassemia 😀 received ketamine")
+    drag_select(page, "source", src_start + 5, src_end - 3)
+    page.click("#popover [data-type=oversimplification]")
+    tgt = span(TARGET, "got the drug ketamine")
+    drag_select(page, "target", tgt[0] + 1, tgt[1] - 2)
+    page.fill("#edit-form [data-field=question]", "How much ketamine did the adults get?")
+    page.fill("#edit-form [data-field=answer]", "0.5 mg for every kilogram of body weight, into a vein.")
+    page.locator("#edit-form .choice", has_text="major").click()
+    wait_saved(page)
+    chips = page.locator("#edit-form .chip")
+    assert chips.count() == 2
+
+    # Accept the oversimplification pre-highlight from the keyboard.
+    page.keyboard.press("Escape")
+    page.keyboard.press("Escape")
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    assert "named scale" in page.locator("#suggestion-card").inner_text()
+    page.keyboard.press("a")
+    wait_for(page, "document.activeElement.dataset.field === 'question'")
+    page.keyboard.type("What was used to measure pain?")
+    page.keyboard.press("w")  # typed into the field, not a shortcut
+    page.keyboard.press("Backspace")
+    page.locator("#edit-form [data-field=answer]").fill("A 0 to 10 pain rating scale.")
+    wait_saved(page)
+    page.wait_for_timeout(300)
+
+    page.reload()
+    page.wait_for_selector("#annotate[data-ready='1']")
+    data = api_state(page, live_server, aid)
+    edits = sorted(data["edits"], key=lambda e: e["id"])
+    assert len(edits) == 2
+    first, second = edits
+    assert first["edit_type"] == "oversimplification"
+    assert first["fields"] == {"question": "How much ketamine did the adults get?",
+                               "answer": "0.5 mg for every kilogram of body weight, into a vein.",
+                               "severity": 2}
+    assert {(s["side"], s["start"], s["end"]) for s in first["spans"]} == {
+        ("source", src_start, src_end), ("target", *tgt)}
+    assert SOURCE[src_start:src_end] == "𝛼-thalassemia 😀 received ketamine"
+    assert second["suggestion_id"] == ids[1]
+    assert second["fields"]["question"] == "What was used to measure pain?"
+    assert {(s["side"], s["start"], s["end"]) for s in second["spans"]} == {
+        ("source", *span(SOURCE, "Numeric Rating Scale (NRS)")), ("target", *span(TARGET, "a survey"))}
+    assert [s["action"] for s in data["suggestions"] if s["id"] == ids[1]] == ["accepted"]
+
+    # After the reload the highlights sit on the same words.
+    key = f"e{first['id']}"
+    marked = page.evaluate("""(key) => [...document.querySelectorAll('.seg')]
+        .filter(s => (s.dataset.edits || '').split(' ').includes(key)).map(s => s.textContent).join('|')""", key)
+    assert marked == "𝛼-thalassemia 😀 received ketamine|got the drug ketamine"
+    assert page.locator("#edit-list .edit-item").count() == 2
+    assert errors == []
+
+
+def add_edit(database, assignment_id, edit_type="deletion", fields=None, spans=()):
+    from annotator.models import Edit, Span
+    with database.session() as session:
+        edit = Edit(assignment_id=assignment_id, edit_type=edit_type, fields=fields or {},
+                    spans=[Span(side=side, start=a, end=b) for side, a, b in spans])
+        session.add(edit)
+        session.commit()
+        return edit.id
+
+
+def test_stale_version_from_second_context_shows_conflict(page, chromium, live_server, study, database):
+    aid = study["assignments"]["ana"][0]
+    prepare(database, aid)
+    edit_id = add_edit(database, aid, spans=[("source", *span(SOURCE, "double-blind"))],
+                       fields={"question": "How was the study run?"})
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    other_context = chromium.new_context(viewport={"width": 1440, "height": 900})
+    other = other_context.new_page()
+    try:
+        browser_login(other, live_server, "ana")
+        open_page(other, live_server, aid)
+        for p in (page, other):
+            p.click(f"#edit-list [data-key=e{edit_id}]")
+        page.fill("#edit-form [data-field=answer]", "Neither patients nor doctors knew the group.")
+        wait_saved(page)
+        other.fill("#edit-form [data-field=answer]", "An older answer typed in the second tab.")
+        other.wait_for_selector("#banner.conflict")
+        banner = other.locator("#banner").inner_text()
+        assert "Conflict" in banner and "nothing was overwritten" in banner
+        assert other.locator("#banner button", has_text="Reload").is_visible()
+        assert other.locator("#save-state").get_attribute("data-state") == "conflict"
+        assert other.locator("#edit-form [data-field=answer]").is_disabled()
+        data = api_state(page, live_server, aid)
+        assert data["edits"][0]["fields"]["answer"] == "Neither patients nor doctors knew the group."
+        other.locator("#banner button", has_text="Reload").click()
+        other.wait_for_selector("#annotate[data-ready='1']")
+        other.click(f"#edit-list [data-key=e{edit_id}]")
+        assert other.locator("#edit-form [data-field=answer]").input_value() == \
+            "Neither patients nor doctors knew the group."
+    finally:
+        other_context.close()
+
+
+def test_planted_markup_stays_text(page, live_server, study, database):
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    aid = study["assignments"]["ana"][2]
+    with database.session() as session:
+        doc = session.get(Assignment, aid).document
+        target = doc.target
+        doc.source = "Original <img src=x onerror=\"window.__pwned2=1\"> text."
+        doc.source_sentences = [[0, len(doc.source)]]
+        session.add(Suggestion(document_id=doc.id, kind="trailing", method="t", score=0.5,
+                               explanation="<img src=x onerror=\"window.__pwned3=1\">",
+                               source_spans=[], target_spans=[[6, len(target)]]))
+        session.commit()
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    page.locator(".seg.sugg").first.hover()
+    page.keyboard.press("j")
+    page.wait_for_timeout(300)
+    assert page.evaluate("[window.__pwned, window.__pwned2, window.__pwned3]") == [None, None, None]
+    assert dialogs == []
+    assert page.locator(".text img, #suggestion-card img, #tooltip img").count() == 0
+    assert "<script>window.__pwned = 1</script>" in page.locator(".text[data-side=target]").inner_text()
+    assert "onerror" in page.locator("#suggestion-card").inner_text()
+
+
+def test_keyboard_only_completion(page, live_server, study, database):
+    errors = watch_errors(page)
+    aid = study["assignments"]["ana"][0]
+    ids = prepare(database, aid, suggestions=standard_suggestions())["suggestions"]
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    kb = page.keyboard
+
+    kb.press("?")
+    assert page.locator("#help").is_visible()
+    assert "Accept the current suggestion" in page.locator("#help").inner_text()
+    kb.press("Escape")
+    assert page.locator("#help").is_hidden()
+
+    kb.press("j")                      # the deletion suggestion
+    kb.press("a")                      # accept: a pre-filled deletion, cursor in the question
+    wait_for(page, "document.activeElement.dataset.field === 'question'")
+    kb.type("Did the patients know which drug they got?")
+    page.wait_for_selector("#edit-form .warnings li")   # yes/no guidance, gentle
+    assert "yes/no" in page.locator("#edit-form [data-name=question] .warnings").inner_text()
+    kb.press("Control+a")
+    kb.type("How were patients kept from knowing their group?")
+    kb.press("Escape")
+    kb.press("w")
+    kb.type("Neither they nor their doctors knew; the dummy treatment looked the same.")
+    kb.press("Escape")
+    kb.press("Escape")                 # close the edit
+    kb.press("j")                      # the oversimplification suggestion
+    kb.press("x")                      # dismiss; moves on to the leaked instruction
+    kb.press("x")
+    assert "All suggestions reviewed" in page.locator("#suggestion-card").inner_text()
+
+    kb.press("d")                      # new deletion; focus in the sentence picker
+    wait_for(page, "document.activeElement.tagName === 'SELECT'")
+    kb.press("ArrowDown")              # sentence 1 of the original becomes a span
+    page.wait_for_selector("#edit-form .span-row[data-side=source] .chip")
+    kb.press("Escape")
+    kb.press("q")
+    kb.type("Why was a new painkiller needed?")
+    kb.press("Control+Enter")          # answer missing: a clear list, nothing marked done
+    page.wait_for_selector("#missing li")
+    assert "Answer is required" in page.locator("#missing").inner_text()
+    kb.press("Enter")                  # the focused item opens the edit at the answer
+    wait_for(page, "document.activeElement.dataset.field === 'answer'")
+    kb.type("Patients used a lot of opioids after this surgery.")
+    kb.press("Control+Enter")
+    page.wait_for_selector("#status.done")
+    assert page.locator("#btn-done").inner_text() == "Reopen"
+
+    data = api_state(page, live_server, aid)
+    assert data["assignment"]["status"] == "done"
+    assert len(data["edits"]) == 2
+    assert {e["edit_type"] for e in data["edits"]} == {"deletion"}
+    assert {s["id"]: s["action"] for s in data["suggestions"]} == {
+        ids[0]: "accepted", ids[1]: "dismissed", ids[2]: "dismissed"}
+    manual = next(e for e in data["edits"] if e["suggestion_id"] is None)
+    first = [list(s) for s in split_sentences(SOURCE)][0]
+    assert manual["spans"] == [{"side": "source", "start": first[0], "end": first[1]}]
+    assert errors == []
+
+
+def factuality_study(database, users, tmp_path):
+    from annotator.assignment import assign_documents
+    from annotator.ingest import import_file
+    from annotator.models import User
+    from annotator.projects import create_project
+    from tests.helpers import write_jsonl
+
+    records = [{"id": "f1", "sentences": [
+        {"source": "Systolic pressure fell by 11.2 mmHg with spironolactone.",
+         "target": "Blood pressure went down with the medicine."},
+        {"source": "Hyperkalaemia occurred in 3 patients.",
+         "target": "Three patients had high potassium, and all of them died."}]}]
+    with database.session() as session:
+        project = create_project(session, "facts", "factuality",
+                                 leads=[session.get(User, users["lee"])])
+        import_file(session, project, write_jsonl(tmp_path / "facts.jsonl", records))
+        assign_documents(session, project, ["ana", "ben"])
+        return session.scalars(select(Assignment.id).join(Assignment.user)
+                               .where(Assignment.user.has(username="ana"))).all()
+
+
+def test_factuality_ratings_per_sentence_pair(page, live_server, database, users, tmp_path):
+    aid = factuality_study(database, users, tmp_path)[0]
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    rows = page.locator(".rating-row[data-level=pair]")
+    assert rows.count() == 2
+    for item in range(2):
+        row = page.locator(f".rating-row[data-item='{item}']")
+        row.locator("[data-rating$='|insertion'] label", has_text="0").first.click()
+        # keyboard: focus the first option of a group, arrows choose
+        row.locator("[data-rating$='|deletion'] input").first.focus()
+        page.keyboard.press("ArrowRight")   # 0 -> 1
+        row.locator("[data-rating$='|substitution'] label", has_text="2").click()
+    page.locator(".rating-row[data-item='1'] .rating-text").fill("Deaths are invented.")
+    page.locator(".rating-row[data-item='1'] [data-rating$='|insertion'] label", has_text="2").click()
+    wait_saved(page)
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector("#status.done")
+    data = api_state(page, live_server, aid)
+    got = {(r["item"], r["field"]): r["value"] for r in data["ratings"]}
+    assert got == {("0", "insertion"): 0, ("0", "deletion"): 1, ("0", "substitution"): 2,
+                   ("1", "insertion"): 2, ("1", "deletion"): 1, ("1", "substitution"): 2,
+                   ("1", "comment"): "Deaths are invented."}
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "annotate-factuality.png"))
+
+
+def test_lead_sees_annotations_read_only(page, live_server, study, database):
+    aid = study["assignments"]["ana"][0]
+    prepare(database, aid, suggestions=standard_suggestions())
+    edit_id = add_edit(database, aid, spans=[("source", *span(SOURCE, "double-blind"))],
+                       fields={"question": "How was it blinded?", "answer": "Nobody knew."})
+    browser_login(page, live_server, "lee")
+    open_page(page, live_server, aid)
+    assert "Read-only" in page.locator("#banner").inner_text()
+    assert page.locator("#new-edit").is_hidden()
+    assert page.locator("#btn-done").is_hidden()
+    page.click(f"#edit-list [data-key=e{edit_id}]")
+    assert page.locator("#edit-form [data-field=question]").is_disabled()
+    drag_select(page, "source", *span(SOURCE, "124 adults"))
+    page.wait_for_timeout(200)
+    assert page.locator("#popover").is_hidden()
+    page.keyboard.press("Escape")
+    page.keyboard.press("j")
+    page.keyboard.press("a")
+    page.wait_for_timeout(300)
+    data = api_state(page, live_server, aid)
+    assert data["read_only"] is True and len(data["edits"]) == 1
+    assert all(s["action"] is None for s in data["suggestions"])
+
+
+def test_guidelines_search_and_help(page, live_server, study):
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, study["assignments"]["ana"][0])
+    page.keyboard.press("/")
+    search = page.locator("#tab-guidelines input[type=search]")
+    search.wait_for()
+    page.wait_for_selector("#tab-guidelines .guideline-body h1, #tab-guidelines .guideline-body h2")
+    assert page.evaluate("document.activeElement.type") == "search"
+    search.type("oversimplification")
+    page.wait_for_selector("mark.gl-hit.current")
+    count = page.locator("mark.gl-hit").count()
+    assert count > 3
+    assert page.locator(".match-count").inner_text() == f"{count} matches"
+    search.fill("zzqx-not-there")
+    page.wait_for_timeout(300)
+    assert page.locator(".match-count").inner_text() == "no matches"
+    page.click("[role=tab][data-tab=annotate]")
+    assert page.locator("#tab-guidelines").is_hidden()
+    page.click("#btn-help")
+    assert page.locator("#help").is_visible()
+    assert "New deletion edit" in page.locator("#help").inner_text()
+    page.keyboard.press("Escape")
+    assert page.locator("#help").is_hidden()
+
+
+def test_active_time_is_reported_when_leaving(page, live_server, study):
+    aid = study["assignments"]["ana"][1]
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    for i in range(8):
+        page.mouse.move(300 + i * 10, 300)
+        page.wait_for_timeout(400)
+    shown = page.locator("#timer").inner_text()
+    assert shown in ("0:02", "0:03", "0:04")
+    page.goto(f"{live_server}/my")            # pagehide: keepalive report
+    page.wait_for_timeout(500)
+    seconds = api_state(page, live_server, aid)["assignment"]["seconds_spent"]
+    assert 2 <= seconds <= 6
+
+
+def test_guidance_rules(page, live_server, study):
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, study["assignments"]["ana"][0])
+    result = page.evaluate("""async () => {
+        const g = await import('/static/js/guidance.js');
+        const target = 'People got the drug ketamine. Their pain was checked with a survey. Pain fell.';
+        const type = {sides: ['source', 'target']};
+        const edit = (q, a, spans) => ({fields: {question: q, answer: a}, spans});
+        const rationale = [{side: 'target', start: 0, end: 29}];
+        return {
+          yesno: g.isYesNoQuestion('Was the trial blinded?'),
+          wh: g.isYesNoQuestion('How was the trial blinded?'),
+          present: g.answerInText('the drug Ketamine', target),
+          absent: g.answerInText('0.5 mg per kg', target),
+          ungiven: g.ungivenWords('How was the survey scored with ketamine infusion?', target),
+          upToRationale: g.guidance(edit('What survey measured pain?', '', rationale), type, target).question,
+          wholeText: g.guidance(edit('What survey measured pain?', '', []), {sides: ['source']}, target).question,
+          acronyms: g.unexplainedAcronyms('Pain on the NRS and a 95% CI of the SIBDQ (Short IBD Questionnaire).'),
+          explained: g.unexplainedAcronyms('the Numeric Rating Scale (NRS)'),
+          clean: g.guidance(edit('How much ketamine did people get?', 'Half a milligram per kilogram.', []), type, target),
+        };
+    }""")
+    assert result["yesno"] is True and result["wh"] is False
+    assert result["present"] is True and result["absent"] is False
+    assert result["ungiven"] == ["scored", "infusion"]
+    # Oversimplification: only the simplification up to the rationale counts as given;
+    # deletion: the whole simplification.
+    assert "up to the rationale: survey, pain." in result["upToRationale"][0]
+    assert result["wholeText"] == []
+    assert result["acronyms"] == ["NRS", "CI"]
+    assert result["explained"] == []
+    assert result["clean"] == {"question": [], "answer": []}

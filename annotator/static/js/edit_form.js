@@ -18,6 +18,11 @@ function el(tag, props = {}, ...children) {
 }
 export { el };
 
+/** replaceChildren without the null/undefined placeholders of optional parts. */
+export function fill(container, ...children) {
+  container.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+}
+
 export function snippet(ctx, span, max = 60) {
   const text = cpSlice(ctx.state.cps[span.side], span.start, span.end).replace(/\s+/g, " ");
   return text.length > max ? text.slice(0, max - 1) + "…" : text;
@@ -120,7 +125,7 @@ export function renderEditForm(ctx, container, edit) {
       el("ul", { class: "warnings", id: `warn-${field.name}`, "aria-live": "polite" })));
   }
 
-  container.replaceChildren(
+  fill(container,
     el("div", { class: "form-head" },
       el("h3", {}, editTitle(ctx, edit)),
       el("button", { type: "button", class: "ghost small", title: "Close (Escape)", onclick: () => ctx.closeEdit() }, "Close")),
@@ -160,6 +165,7 @@ export function renderSpans(ctx, container, edit) {
         if (select.value === "") return;
         const [a, b] = sentences[Number(select.value)];
         ctx.addSpan(edit, side, a, b);
+        ctx.els.form.querySelector(`.span-row[data-side=${side}] select`)?.focus();
       });
     }
     return el("div", { class: "span-row", dataset: { side } },

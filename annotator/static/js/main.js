@@ -3,7 +3,7 @@
 
 import { api } from "./api.js";
 import { Saver, STATE_LABELS } from "./autosave.js";
-import { el, renderEditForm, renderEditList, renderSpans } from "./edit_form.js";
+import { el, fill, renderEditForm, renderEditList, renderSpans } from "./edit_form.js";
 import { localEdit, makeEdits } from "./edits.js";
 import { emphasize, paint, sideLayers } from "./highlights.js";
 import { makeGuidelines } from "./guidelines.js";
@@ -136,7 +136,8 @@ Object.assign(ctx, {
     const type = ctx.state.typesByName[typeName];
     const sides = type.sides.map((s) => (s === "source" ? "original" : "simplification")).join(" and ");
     ctx.notify(`New ${type.label.toLowerCase()}: select text in the ${sides} to add spans.`);
-    ctx.els.form.querySelector(".span-row select, textarea, input")?.focus();
+    const form = ctx.els.form;
+    (form.querySelector(".span-row select") || form.querySelector("textarea"))?.focus();
   },
   stepEdit(delta) {
     const list = ctx.state.edits;
@@ -207,12 +208,7 @@ Object.assign(ctx, {
     if (!ctx.els.help.hidden) { toggleHelp(ctx, false); return; }
     if (!ctx.els.popover.hidden) { hidePopover(); return; }
     const active = document.activeElement;
-    if (active && active !== document.body && root.querySelector(".sidebar").contains(active) && ctx.state.activeKey) {
-      active.blur();
-      ctx.closeEdit();
-      return;
-    }
-    if (active && active !== document.body) { active.blur(); return; }
+    if (active && active !== document.body && active !== document.documentElement) { active.blur(); return; }
     if (ctx.state.activeKey) ctx.closeEdit();
     else if (ctx.state.focusSugg) ctx.suggestions.focus(null, { scroll: false });
     ctx.tips?.hide();
@@ -240,7 +236,7 @@ function showPopover({ side, start, end, rect }, note) {
   const types = ctx.state.schema.edit_types.filter((t) => t.sides.includes(side));
   const pop = ctx.els.popover;
   if (!types.length) { ctx.notify("No edit type of this schema marks this side."); return; }
-  pop.replaceChildren(
+  fill(pop, 
     note ? el("p", { class: "small muted" }, note) : null,
     el("p", { class: "small" }, "New edit with this span:"),
     ...types.map((t) => {

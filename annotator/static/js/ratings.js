@@ -59,7 +59,7 @@ export function makeRatings(ctx) {
       input.value = current ?? "";
       input.addEventListener("input", () => set(entry.level, entry.item, spec.name, input.value || null));
       input.addEventListener("blur", () => ctx.saver.start(key));
-      return el("div", { class: "rating-field text" }, input);
+      return el("div", { class: "rating-field textual" }, input);
     }
     const name = `rate-${entry.level}-${entry.item}-${spec.name}`;
     return el("div", { class: "rating-field", role: "radiogroup", "aria-label": `${spec.label} (${entry.label})`, dataset: { rating: key } },

@@ -1,7 +1,7 @@
 // Marking the document done (or reopening it), the list of what is missing, banners.
 
 import { api } from "./api.js";
-import { el } from "./edit_form.js";
+import { el, fill } from "./edit_form.js";
 
 export function makeStatus(ctx) {
   const { state } = ctx;
@@ -42,6 +42,7 @@ export function makeStatus(ctx) {
     if (ctx.locked()) return;
     ctx.setSaveState("saving");
     await ctx.saver.flushAll();
+    ctx.saver.emit();
     if (ctx.saver.state === "conflict") return;
     if (ctx.saver.state === "error" || ctx.saver.state === "offline") {
       ctx.notify("Some changes are not saved yet; fix them before marking the document done.");
@@ -79,7 +80,7 @@ export function makeStatus(ctx) {
     const unsaved = state.edits.filter((e) => ctx.saver.tasks.get(e.key)?.dirty || ctx.saver.tasks.get(e.key)?.error === undefined);
     banner.hidden = false;
     banner.className = "banner conflict";
-    banner.replaceChildren(
+    fill(banner, 
       el("strong", {}, "Conflict: "),
       "this document was changed in another tab or session since you opened it. " +
       "Your latest change was not saved, so nothing was overwritten. Reload to continue with the current version. ",

@@ -2,7 +2,7 @@
 // hover tooltips, and accept (-> a pre-filled edit) / dismiss, both recorded on the server.
 
 import { api } from "./api.js";
-import { el, snippet } from "./edit_form.js";
+import { el, fill, snippet } from "./edit_form.js";
 import { kindLabel, visibleSuggestions } from "./highlights.js";
 
 const KIND_TO_TYPE = {
@@ -109,16 +109,16 @@ export function makeSuggestions(ctx) {
     const list = visibleSuggestions(state);
     const s = find(state.focusSugg);
     if (!s || s.action) {
-      box.replaceChildren(list.length
+      box.replaceChildren(...[list.length
         ? el("p", { class: "hint" }, `${list.length} suggestion${list.length > 1 ? "s" : ""} to review. Press `, el("kbd", {}, "j"), " to go to the next one.")
-        : state.suggestions.length ? el("p", { class: "hint" }, "All suggestions reviewed.") : null);
+        : state.suggestions.length ? el("p", { class: "hint" }, "All suggestions reviewed.") : null].filter(Boolean));
       box.classList.remove("open");
       return;
     }
     const quote = (side, spans) => spans.map(([a, b]) => el("blockquote", { class: `q-${side}` },
       el("span", { class: "q-side" }, side === "source" ? "Original" : "Simplification"), `“${snippet(ctx, { side, start: a, end: b }, 140)}”`));
     box.classList.add("open");
-    box.replaceChildren(
+    fill(box,
       el("div", { class: "card-head" },
         el("span", { class: `kind-badge sg-${s.kind}` }, kindLabel(s.kind)),
         el("span", { class: "muted" }, `${list.findIndex((x) => x.id === s.id) + 1} of ${list.length}`)),
