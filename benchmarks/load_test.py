@@ -1,0 +1,315 @@
+"""Load and crash test: simulated annotators against a gunicorn-served app, then a
+reconciliation of the database against every save the clients saw acknowledged.
+
+    python benchmarks/load_test.py --seconds 60 --annotators 20            # SQLite
+    python benchmarks/load_test.py --database-url postgresql://...         # PostgreSQL
+    python benchmarks/load_test.py --crash                                 # SIGKILL mid-run
+
+Each simulated annotator logs in, loads its documents, creates edits, updates them with
+the version it was given, and deliberately sends conflicting saves: a save with an old
+version, and two "tabs" saving the same edit with the same version at the same moment
+(exactly one may win). Traffic goes to 127.0.0.1 only; every loop is bounded in time.
+
+Prints requests, latency percentiles, errors by status, acknowledged saves missing from
+the database (must be 0) and stale saves wrongly accepted (must be 0); exits 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PASSWORD = "load-test-password"
+
+
+class Ledger:
+    """What the clients saw acknowledged, and what went wrong."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.latencies: list[float] = []
+        self.statuses: Counter[str] = Counter()
+        self.acked: dict[int, tuple[int, str]] = {}  # edit id -> (version, question)
+        self.stale_accepted = 0
+        self.race_both_won = 0
+
+    def request(self, status: str, seconds: float):
+        with self.lock:
+            self.latencies.append(seconds)
+            self.statuses[status] += 1
+
+    def ack(self, edit: dict):
+        with self.lock:
+            known = self.acked.get(edit["id"])
+            if known is None or edit["version"] > known[0]:
+                self.acked[edit["id"]] = (edit["version"], edit["fields"].get("question", ""))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def prepare(database_url: str, annotators: int, documents: int) -> None:
+    from annotator.accounts import create_user
+    from annotator.assignment import assign_documents
+    from annotator.db import Database
+    from annotator.ingest import store_documents
+    from annotator.ingest.readers import DocumentRecord
+    from annotator.projects import create_project
+
+    database = Database(database_url)
+    database.upgrade()
+    with database.session() as session:
+        for i in range(annotators):
+            create_user(session, f"load{i:02d}", PASSWORD, "annotator")
+        project = create_project(session, "load", "infolossqa")
+        records = [DocumentRecord(
+            external_id=f"doc{i}", line=i + 1,
+            source=f"Patients (n = {40 + i}) received {i % 9 + 1}.5 mg/kg i.v. daily for "
+                   f"{i % 12 + 2} weeks in a double-blind, placebo-controlled trial. "
+                   "The primary outcome was the Short IBD Questionnaire score.",
+            target="Patients got a drug for a few weeks. The study looked at quality of life.",
+        ) for i in range(documents)]
+        store_documents(session, project, records, "generated")
+        assign_documents(session, project, [f"load{i:02d}" for i in range(annotators)])
+    database.dispose()
+
+
+class Server:
+    def __init__(self, env: dict, port: int, workers: int):
+        self.env, self.port, self.workers = env, port, workers
+        self.process: subprocess.Popen | None = None
+
+    def start(self):
+        gunicorn = Path(sys.executable).with_name("gunicorn")
+        self.process = subprocess.Popen(
+            [str(gunicorn), "--workers", str(self.workers), "--threads", "4",
+             "--bind", f"127.0.0.1:{self.port}", "--graceful-timeout", "1",
+             "annotator.wsgi:app"],
+            env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"http://127.0.0.1:{self.port}/login", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        raise RuntimeError("the server did not come up")
+
+    def kill(self):
+        """SIGKILL the whole process group: no graceful shutdown, no flush."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(timeout=20)
+
+
+def annotator_loop(base: str, username: str, deadline: float, ledger: Ledger, seed: int):
+    rng = random.Random(seed)
+    with httpx.Client(base_url=base, timeout=15, follow_redirects=False) as client:
+        token = login(client, username, deadline)
+        if token is None:
+            return
+        headers = {"X-CSRFToken": token}
+        assignments = []
+        while time.monotonic() < deadline:
+            try:
+                if not assignments:
+                    page = call(client, ledger, "GET", "/my")
+                    assignments = [int(x) for x in _assignment_ids(page.text)]
+                    continue
+                assignment = rng.choice(assignments)
+                call(client, ledger, "GET", f"/api/assignments/{assignment}")
+                created = call(client, ledger, "POST", f"/api/assignments/{assignment}/edits",
+                               headers=headers, json={
+                                   "edit_type": "deletion",
+                                   "fields": {"question": f"q-{username}-{rng.random():.6f}"},
+                                   "spans": [{"side": "source", "start": 0, "end": 8}]})
+                if created.status_code != 201:
+                    continue
+                edit = created.json()["edit"]
+                ledger.ack(edit)
+                stale_version = edit["version"]
+                updated = save(client, ledger, headers, edit, f"u-{rng.random():.6f}")
+                if updated is None:
+                    continue
+                # A save based on the version before the update must be refused.
+                stale = call(client, ledger, "PUT", f"/api/edits/{edit['id']}", headers=headers,
+                             json={"version": stale_version, "fields": {"question": "stale"}})
+                if stale.status_code == 200:
+                    with ledger.lock:
+                        ledger.stale_accepted += 1
+                    ledger.ack(stale.json()["edit"])
+                # Two tabs save the same version at the same moment: one may win.
+                race(client, ledger, headers, updated)
+            except httpx.HTTPError:
+                time.sleep(0.2)  # server down (crash test): retry until it is back
+
+
+def login(client, username, deadline):
+    while time.monotonic() < deadline:
+        try:
+            page = client.get("/login")
+            token = page.text.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
+            response = client.post("/login", data={"username": username, "password": PASSWORD,
+                                                   "csrf_token": token})
+            if response.status_code == 302:
+                home = client.get("/my")
+                return home.text.split('name="csrf-token" content="', 1)[1].split('"', 1)[0]
+        except (httpx.HTTPError, IndexError):
+            time.sleep(0.2)
+    return None
+
+
+def call(client, ledger, method, path, **kwargs):
+    started = time.perf_counter()
+    try:
+        response = client.request(method, path, **kwargs)
+    except httpx.HTTPError:
+        ledger.request("connection error", time.perf_counter() - started)
+        raise
+    ledger.request(str(response.status_code), time.perf_counter() - started)
+    return response
+
+
+def save(client, ledger, headers, edit, question):
+    response = call(client, ledger, "PUT", f"/api/edits/{edit['id']}", headers=headers,
+                    json={"version": edit["version"], "fields": {"question": question}})
+    if response.status_code != 200:
+        return None
+    updated = response.json()["edit"]
+    ledger.ack(updated)
+    return updated
+
+
+def race(client, ledger, headers, edit):
+    results = []
+
+    def tab(label):
+        try:
+            results.append(save(client, ledger, headers, edit, f"race-{label}-{time.time()}"))
+        except httpx.HTTPError:
+            results.append(None)
+
+    threads = [threading.Thread(target=tab, args=(n,)) for n in "ab"]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if sum(r is not None for r in results) > 1:
+        with ledger.lock:
+            ledger.race_both_won += 1
+
+
+def _assignment_ids(html: str):
+    marker = 'href="/assignments/'
+    for chunk in html.split(marker)[1:]:
+        yield chunk.split('"', 1)[0]
+
+
+def reconcile(database_url: str, ledger: Ledger) -> int:
+    """Acknowledged saves that the database lost (missing edit or older content)."""
+    from annotator.db import Database
+    from annotator.models import Edit
+
+    database = Database(database_url)
+    missing = 0
+    with database.session() as session:
+        for edit_id, (version, question) in ledger.acked.items():
+            edit = session.get(Edit, edit_id)
+            if edit is None or edit.version < version:
+                missing += 1
+            elif edit.version == version and edit.fields.get("question") != question:
+                missing += 1
+    database.dispose()
+    return missing
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] * 1000 if ordered else 0.0
+
+
+def run(database_url: str | None = None, *, annotators: int = 20, seconds: float = 60,
+        workers: int = 4, documents: int = 60, crash: bool = False) -> dict:
+    with tempfile.TemporaryDirectory(prefix="annotator-load-") as tmp:
+        database_url = database_url or f"sqlite:///{tmp}/load.sqlite3"
+        prepare(database_url, annotators, documents)
+        port = free_port()
+        env = {**os.environ, "ANNOTATOR_DATABASE_URL": database_url,
+               "ANNOTATOR_INSTANCE_PATH": tmp, "ANNOTATOR_SECRET_KEY": "load-test-secret",
+               "PYTHONPATH": str(ROOT)}
+        server = Server(env, port, workers)
+        server.start()
+        ledger = Ledger()
+        deadline = time.monotonic() + seconds
+        base = f"http://127.0.0.1:{port}"
+        try:
+            with ThreadPoolExecutor(max_workers=annotators) as pool:
+                futures = [pool.submit(annotator_loop, base, f"load{i:02d}", deadline, ledger, i)
+                           for i in range(annotators)]
+                if crash:
+                    time.sleep(seconds / 2)
+                    server.kill()
+                    time.sleep(1)
+                    server.start()
+                for future in futures:
+                    future.result()
+        finally:
+            server.stop()
+        missing = reconcile(database_url, ledger)
+    return {
+        "database": database_url.split(":", 1)[0], "annotators": annotators, "seconds": seconds,
+        "crash": crash, "requests": len(ledger.latencies),
+        "latency_ms": {"p50": percentile(ledger.latencies, 50),
+                       "p95": percentile(ledger.latencies, 95),
+                       "p99": percentile(ledger.latencies, 99)},
+        "statuses": dict(sorted(ledger.statuses.items())),
+        "acknowledged_edits": len(ledger.acked),
+        "acknowledged_saves_missing": missing,
+        "stale_saves_accepted": ledger.stale_accepted + ledger.race_both_won,
+    }
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database-url", help="default: a fresh SQLite file")
+    parser.add_argument("--annotators", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
+    parser.add_argument("--documents", type=int, default=60)
+    parser.add_argument("--crash", action="store_true", help="SIGKILL the server mid-run")
+    args = parser.parse_args(argv)
+    result = run(args.database_url, annotators=args.annotators, seconds=args.seconds,
+                 workers=args.workers, documents=args.documents, crash=args.crash)
+    print(json.dumps(result, indent=2))
+    ok = result["acknowledged_saves_missing"] == 0 and result["stale_saves_accepted"] == 0
+    print("OK: no acknowledged save lost, no stale save accepted" if ok else "FAILED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
