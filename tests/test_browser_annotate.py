@@ -461,7 +461,7 @@ def test_guidance_rules(page, live_server, study):
           ungiven: g.ungivenWords('How was the survey scored with ketamine infusion?', target),
           upToRationale: g.guidance(edit('What survey measured pain?', '', rationale), type, target).question,
           wholeText: g.guidance(edit('What survey measured pain?', '', []), {sides: ['source']}, target).question,
-          acronyms: g.unexplainedAcronyms('Pain on the NRS and a 95% CI of the SIBDQ (Short IBD Questionnaire).'),
+          acronyms: g.unexplainedAcronyms('Pain on the NRS and a 95% CI of the SIBDQ (a bowel disease questionnaire).'),
           explained: g.unexplainedAcronyms('the Numeric Rating Scale (NRS)'),
           clean: g.guidance(edit('How much ketamine did people get?', 'Half a milligram per kilogram.', []), type, target),
         };
