@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, redirect, render_template, url_for
-from sqlalchemy import select
-from sqlalchemy.orm import joinedload
+from flask import Blueprint, redirect, render_template, request, url_for
+from sqlalchemy import func, select
+from sqlalchemy.orm import contains_eager, joinedload
 
 from annotator.guidelines import GuidelineNotFound, guideline_html
 from annotator.models import Assignment, Document
@@ -22,18 +22,33 @@ def home():
     return redirect(url_for("documents.my_documents"))
 
 
+PAGE_SIZE = 50
+
+
 @bp.route("/my")
 @login_required
 def my_documents():
+    """The annotator's assignments, unfinished first, a page at a time (a study can give
+    one person thousands of documents)."""
     user = load_user()
+    page = max(1, request.args.get("page", 1, type=int))
+    counts = dict(db().execute(
+        select(Assignment.status, func.count(Assignment.id))
+        .where(Assignment.user_id == user.id).group_by(Assignment.status)).all())
+    total = sum(counts.values())
     assignments = db().scalars(
         select(Assignment)
         .where(Assignment.user_id == user.id)
-        .options(joinedload(Assignment.document).joinedload(Document.project))
         .join(Document)
-        .order_by(Document.project_id, Document.position)
+        .options(contains_eager(Assignment.document).load_only(
+                     Document.external_id, Document.position, Document.project_id),
+                 contains_eager(Assignment.document).joinedload(Document.project))
+        .order_by((Assignment.status == "done"), Document.project_id, Document.position,
+                  Assignment.id)
+        .offset((page - 1) * PAGE_SIZE).limit(PAGE_SIZE)
     ).all()
-    return render_template("my_documents.html", assignments=assignments)
+    return render_template("my_documents.html", assignments=assignments, counts=counts,
+                           total=total, page=page, pages=max(1, -(-total // PAGE_SIZE)))
 
 
 @bp.route("/assignments/<int:assignment_id>")

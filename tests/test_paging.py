@@ -1,0 +1,31 @@
+"""Lists stay paginated however large the study."""
+
+from annotator.assignment import assign_documents
+from annotator.ingest import import_file
+from annotator.models import Assignment, User
+from annotator.projects import create_project
+from tests.conftest import login
+from tests.helpers import pairs, write_jsonl
+
+
+def test_my_documents_pages_with_unfinished_first(client, database, users, tmp_path):
+    with database.session() as session:
+        project = create_project(session, "big", "infolossqa",
+                                 leads=[session.get(User, users["lee"])])
+        import_file(session, project, write_jsonl(tmp_path / "big.jsonl", pairs(120)))
+        assign_documents(session, project, ["ana", "ben"])
+        first = session.query(Assignment).filter_by(user_id=users["ana"]).order_by(
+            Assignment.id).first()
+        first.status = "done"
+    login(client, "ana")
+    page1 = client.get("/my").get_data(as_text=True)
+    assert page1.count("<tr data-status=") == 50
+    assert "1 of 120 done" in page1 and "page 1 of 3" in page1
+    assert 'data-status="done"' not in page1  # finished work goes to the end
+    page3 = client.get("/my?page=3").get_data(as_text=True)
+    assert page3.count("<tr data-status=") == 20
+    assert 'data-status="done"' in page3
+
+    login(client, "lee")
+    overview = client.get(f"/projects/{project.id}").get_data(as_text=True)
+    assert overview.count("ana · ") == 50 and "page 1 of 3" in overview
