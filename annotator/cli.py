@@ -23,6 +23,8 @@ COMMANDS = {
     "align": ("annotator.commands.align", "align"),
     "agreement": ("annotator.commands.agreement", "agreement"),
     "iaa": ("annotator.commands.iaa", "iaa"),
+    "adjudicate": ("annotator.commands.adjudicate", "adjudicate"),
+    "release": ("annotator.commands.release", "release"),
 }
 
 

@@ -1,0 +1,288 @@
+"""Adjudication decisions on edits: accept, merge, keep both, reject, regroup; undo,
+complete and reopen a document.
+
+Every step is one :class:`AdjudicationDecision` row (who, when, which source edits, the
+values before and after, a note) plus an audit event. Rows are never deleted: undoing a
+decision or reopening a document sets ``retracted_by_id`` on the decisions it replaces, so
+the full history stays and every gold edit points at the decision that created it and, via
+``source_edit_ids``, at the annotators' originals.
+
+The candidate units of a document are frozen the first time it is adjudicated (an
+automatic 'regroup' decision holding the groups of :func:`grouping.group_edits`), so the
+units a lead decides on never shift under them; a manual regroup replaces that decision.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Callable
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from annotator import audit
+from annotator.adjudication.grouping import Unit, group_edits, unit_key, units_from_groups
+from annotator.adjudication.source import (edit_snapshot, edit_view, is_ready,
+                                           original_assignments, source_edits)
+from annotator.annotations import ValidationFailed, validate_fields, validate_spans
+from annotator.models import AdjudicationDecision, AdjudicationState, Document, GoldEdit, User
+from annotator.projects import project_schema
+
+UNIT_KINDS = ("accept", "merge", "keep_both", "reject")
+UNDOABLE = UNIT_KINDS + ("rating", "majority", "tiebreak")
+
+
+class AdjudicationError(ValueError):
+    """The step is not possible in the document's current state (message says why)."""
+
+
+def state_of(session: Session, document: Document) -> AdjudicationState:
+    state = session.scalar(select(AdjudicationState).where(
+        AdjudicationState.document_id == document.id))
+    if state is None:
+        state = AdjudicationState(document_id=document.id, status="open", round=1)
+        session.add(state)
+        session.flush()
+    return state
+
+
+def active_decisions(session: Session, document: Document) -> list[AdjudicationDecision]:
+    return list(session.scalars(select(AdjudicationDecision).where(
+        AdjudicationDecision.document_id == document.id,
+        AdjudicationDecision.retracted_by_id.is_(None)).order_by(AdjudicationDecision.id)))
+
+
+def history(session: Session, document: Document) -> list[AdjudicationDecision]:
+    return list(session.scalars(select(AdjudicationDecision).where(
+        AdjudicationDecision.document_id == document.id).order_by(AdjudicationDecision.id)))
+
+
+def record(session: Session, document: Document, kind: str, user: User | None, *,
+           automatic: bool = False, item_key: str = "", source_edit_ids=(), before=None,
+           after=None, note: str = "") -> AdjudicationDecision:
+    state = state_of(session, document)
+    decision = AdjudicationDecision(
+        document_id=document.id, round=state.round, kind=kind, automatic=automatic,
+        user_id=user.id if user else None, item_key=item_key,
+        source_edit_ids=sorted(source_edit_ids), before=before, after=after,
+        note=(note or "").strip())
+    session.add(decision)
+    session.flush()
+    audit.record(session, f"adjudication.{kind}", user_id=decision.user_id,
+                 project_id=document.project_id, object_type="document",
+                 object_id=document.id, decision_id=decision.id, item=item_key,
+                 automatic=automatic)
+    return decision
+
+
+def require_open(session: Session, document: Document) -> AdjudicationState:
+    state = state_of(session, document)
+    if state.status != "open":
+        raise AdjudicationError("this document is adjudicated; reopen it to change decisions")
+    if not is_ready(original_assignments(session, document)):
+        raise AdjudicationError("not every assigned annotator has marked this document done")
+    return state
+
+
+# ---------------------------------------------------------------- units
+
+
+def grouping_decision(session: Session, document: Document) -> AdjudicationDecision | None:
+    return next((d for d in reversed(active_decisions(session, document))
+                 if d.kind == "regroup"), None)
+
+
+def current_units(session: Session, document: Document,
+                  embed: Callable | None = None, *, freeze: bool = True) -> list[Unit]:
+    """The document's candidate units: the frozen grouping, else a fresh one (stored as an
+    automatic regroup decision when ``freeze``)."""
+    edits = [edit_view(e) for e in source_edits(original_assignments(session, document))]
+    decision = grouping_decision(session, document)
+    if decision is not None:
+        known = {i for g in decision.after["groups"] for i in g}
+        groups = [g for g in decision.after["groups"]] + [[e.id] for e in edits
+                                                          if e.id not in known]
+        present = {e.id for e in edits}
+        groups = [[i for i in g if i in present] for g in groups]
+        return units_from_groups(edits, groups, document.source, document.target)
+    units = group_edits(edits, document.source, document.target, embed)
+    if freeze and units:
+        record(session, document, "regroup", None, automatic=True,
+               after={"groups": [u.edit_ids for u in units],
+                      "method": "token IoU + question similarity" if embed else "token IoU"})
+    return units
+
+
+def decided_units(session: Session, document: Document) -> dict[str, AdjudicationDecision]:
+    return {d.item_key: d for d in active_decisions(session, document) if d.kind in UNIT_KINDS}
+
+
+def _unit_for(session, document, edit_ids) -> tuple[Unit, list]:
+    require_open(session, document)
+    key = unit_key(edit_ids)
+    unit = next((u for u in current_units(session, document) if u.key == key), None)
+    if unit is None:
+        raise AdjudicationError(f"{key} is not a unit of this document; reload the page")
+    if key in decided_units(session, document):
+        raise AdjudicationError("this unit is decided already; undo that decision first")
+    by_id = {e.id: e for e in source_edits(original_assignments(session, document))}
+    return unit, [by_id[i] for i in unit.edit_ids]
+
+
+def _gold_edit(session, document, decision, edit_type, fields, spans, source_ids) -> GoldEdit:
+    gold = GoldEdit(document_id=document.id, decision_id=decision.id, edit_type=edit_type,
+                    fields=fields, spans=spans, source_edit_ids=sorted(source_ids))
+    session.add(gold)
+    return gold
+
+
+def _decide(session, document, kind, user, edits, outcomes, note) -> AdjudicationDecision:
+    decision = record(session, document, kind, user, item_key=unit_key([e.id for e in edits]),
+                      source_edit_ids=[e.id for e in edits],
+                      before=[edit_snapshot(e) for e in edits], after=outcomes, note=note)
+    for o in outcomes:
+        _gold_edit(session, document, decision, o["edit_type"], o["fields"], o["spans"],
+                   o["source_edit_ids"])
+    session.flush()
+    return decision
+
+
+def _copy(edit, source_ids=None) -> dict:
+    snap = edit_snapshot(edit)
+    return {"edit_type": snap["edit_type"], "fields": snap["fields"], "spans": snap["spans"],
+            "source_edit_ids": source_ids or [edit.id]}
+
+
+def accept(session, document, edit_ids, chosen_id: int, user, note="") -> AdjudicationDecision:
+    """Take one annotator's edit of the unit as the gold edit."""
+    _, edits = _unit_for(session, document, edit_ids)
+    chosen = next((e for e in edits if e.id == chosen_id), None)
+    if chosen is None:
+        raise AdjudicationError("the accepted edit is not part of this unit")
+    return _decide(session, document, "accept", user, edits, [_copy(chosen)], note)
+
+
+def keep_both(session, document, edit_ids, user, note="", keep_ids=None):
+    """Keep several edits of the unit as distinct gold edits (two valid questions about the
+    same evidence)."""
+    _, edits = _unit_for(session, document, edit_ids)
+    keep = [e for e in edits if keep_ids is None or e.id in keep_ids]
+    if len(keep) < 2:
+        raise AdjudicationError("keep both needs two or more edits; use accept for one")
+    return _decide(session, document, "keep_both", user, edits, [_copy(e) for e in keep], note)
+
+
+def reject(session, document, edit_ids, user, note="") -> AdjudicationDecision:
+    """No gold edit for this unit (e.g. not information loss after all)."""
+    _, edits = _unit_for(session, document, edit_ids)
+    return _decide(session, document, "reject", user, edits, [], note)
+
+
+def merge(session, document, edit_ids, base_id: int, user, *, edit_type=None,
+          fields: dict | None = None, spans: list | None = None, note=""):
+    """One gold edit starting from ``base_id``'s edit, with the lead's spans and fields."""
+    _, edits = _unit_for(session, document, edit_ids)
+    base = next((e for e in edits if e.id == base_id), None)
+    if base is None:
+        raise AdjudicationError("the merge must start from an edit of this unit")
+    schema = project_schema(document.project)
+    type_spec = schema.edit_type(edit_type or base.edit_type)
+    if type_spec is None:
+        raise ValidationFailed([{"field": "edit_type", "message": "not an edit type of the "
+                                 "schema"}])
+    start = _copy(base)
+    clean_spans = validate_spans(start["spans"] if spans is None else spans, type_spec,
+                                 base.assignment)
+    clean_fields = validate_fields(start["fields"] if fields is None else fields,
+                                   type_spec.fields)
+    problems = [{"field": f"spans.{s}", "message": "the gold edit needs a span on this side"}
+                for s in type_spec.required_sides if s not in {x.side for x in clean_spans}]
+    problems += [{"field": f"fields.{f.name}", "message": "required"}
+                 for f in type_spec.fields if f.required and f.name not in clean_fields]
+    if problems:
+        raise ValidationFailed(problems)
+    outcome = {"edit_type": type_spec.name, "fields": clean_fields,
+               "spans": sorted(({"side": s.side, "start": s.start, "end": s.end}
+                                for s in clean_spans),
+                               key=lambda s: (s["side"], s["start"], s["end"])),
+               "source_edit_ids": [e.id for e in edits], "based_on": base.id}
+    return _decide(session, document, "merge", user, edits, [outcome], note)
+
+
+def regroup(session, document, groups: list[list[int]], user, note=""):
+    """Replace the candidate units by the lead's grouping (a partition of all edits); units
+    already decided must stay as they are."""
+    require_open(session, document)
+    old = current_units(session, document)
+    all_ids = sorted(i for u in old for i in u.edit_ids)
+    groups = [sorted(int(i) for i in g) for g in groups if g]
+    if sorted(i for g in groups for i in g) != all_ids:
+        raise AdjudicationError("a regrouping must place every edit of the document exactly "
+                                "once")
+    decided = decided_units(session, document)
+    new_keys = {unit_key(g) for g in groups}
+    moved = [k for k in decided if k not in new_keys]
+    if moved:
+        raise AdjudicationError(f"{', '.join(moved)} is decided; undo it before regrouping")
+    previous = grouping_decision(session, document)
+    decision = record(session, document, "regroup", user, source_edit_ids=all_ids,
+                      before={"groups": [u.edit_ids for u in old]},
+                      after={"groups": sorted(groups), "method": "by hand"}, note=note)
+    if previous is not None:
+        previous.retracted_by_id = decision.id
+    session.flush()
+    return decision
+
+
+# ---------------------------------------------------------------- undo, complete, reopen
+
+
+def undo(session, document, decision_id: int, user, note="") -> AdjudicationDecision:
+    require_open(session, document)
+    target = session.get(AdjudicationDecision, decision_id)
+    if target is None or target.document_id != document.id or target.retracted_by_id:
+        raise AdjudicationError("no such active decision on this document")
+    if target.kind not in UNDOABLE:
+        raise AdjudicationError(f"a {target.kind} decision cannot be undone")
+    decision = record(session, document, "undo", user, item_key=target.item_key,
+                      source_edit_ids=target.source_edit_ids,
+                      before={"decision_id": target.id, "kind": target.kind,
+                              "after": target.after}, after=None, note=note)
+    target.retracted_by_id = decision.id
+    session.flush()
+    return decision
+
+
+def complete(session, document, user, note="", *, automatic=False) -> AdjudicationDecision:
+    """Mark the document adjudicated; refused while anything is open."""
+    from annotator.adjudication.overview import open_items
+
+    state = require_open(session, document)
+    left = open_items(session, document)
+    if left["total"]:
+        raise AdjudicationError(f"{left['total']} decision(s) still open: {left['summary']}")
+    decision = record(session, document, "complete", user, automatic=automatic, note=note,
+                      after={"round": state.round})
+    state.status, state.completed_by_id = "complete", user.id if user else None
+    state.completed_at = datetime.now(timezone.utc)
+    session.flush()
+    return decision
+
+
+def reopen(session, document, user, note="", *, reset: bool = False) -> AdjudicationDecision:
+    """Open an adjudicated document again (a new round). Decisions stay in force unless
+    ``reset``, which retracts all of them (the units are regrouped afresh); history stays."""
+    state = state_of(session, document)
+    if state.status != "complete" and not reset:
+        raise AdjudicationError("this document is open already")
+    active = [d for d in active_decisions(session, document)
+              if d.kind not in ("complete", "reopen", "undo")]
+    state.status, state.round = "open", state.round + 1
+    state.completed_by_id = state.completed_at = None
+    decision = record(session, document, "reopen", user, note=note,
+                      after={"round": state.round, "reset": reset})
+    for d in active if reset else []:
+        d.retracted_by_id = decision.id
+    session.flush()
+    return decision
+

@@ -1,0 +1,138 @@
+"""Where a document's adjudication stands, the automatic rules in batch, and the queue.
+
+Open decisions of a document: candidate units nobody decided yet, rating items without a
+gold value, and items waiting for a third annotator. A document's agreement (for ordering
+the queue, least agreement first) is the mean over its units (1 when every annotator of the
+document has an edit in the unit, else 0) and its rating items (share of agreeing annotator
+pairs); a document with nothing to compare counts as full agreement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from annotator.adjudication import decisions
+from annotator.adjudication.grouping import EditView, Unit
+from annotator.adjudication.labels import disagreement
+from annotator.adjudication.ratings import apply_rating_rules, rating_items
+from annotator.adjudication.source import (edit_view, is_ready, original_assignments,
+                                           source_edits)
+from annotator.models import AdjudicationState, Document, Project
+
+
+def open_items(session: Session, document: Document, units: list[Unit] | None = None) -> dict:
+    if units is None:
+        units = decisions.current_units(session, document, freeze=False)
+    decided = decisions.decided_units(session, document)
+    undecided = [u for u in units if u.key not in decided]
+    items = rating_items(session, document)
+    unresolved = [i for i in items if i.gold is None]
+    waiting = [i for i in unresolved if i.pending_tiebreak]
+    total = len(undecided) + len(unresolved)
+    parts = [f"{len(undecided)} unit(s)" if undecided else "",
+             f"{len(unresolved)} rating item(s)" if unresolved else "",
+             f"{len(waiting)} waiting for a third annotator" if waiting else ""]
+    return {"units": len(undecided), "ratings": len(unresolved), "tiebreaks": len(waiting),
+            "total": total, "summary": ", ".join(p for p in parts if p) or "nothing"}
+
+
+def identical(edits: list[EditView]) -> bool:
+    first = edits[0]
+    return all(e.edit_type == first.edit_type and sorted(e.spans) == sorted(first.spans)
+               and _norm(e.fields) == _norm(first.fields) for e in edits[1:])
+
+
+def _norm(fields: dict) -> dict:
+    return {k: v.strip().casefold() if isinstance(v, str) else v for k, v in fields.items()
+            if v not in (None, "") and k != "comment"}
+
+
+def apply_automatic(session: Session, document: Document, user=None, *, embed=None,
+                    complete: bool = True) -> dict:
+    """The automatic rules on one ready, open document: freeze the units, accept units in
+    which every annotator marked the very same edit, resolve ratings by majority (and by
+    tie-break labels), then mark the document adjudicated when nothing is left."""
+    decisions.require_open(session, document)
+    assignments = original_assignments(session, document)
+    units = decisions.current_units(session, document, embed)
+    views = {e.id: edit_view(e) for e in source_edits(assignments)}
+    everyone = {a.user.username for a in assignments}
+    decided = decisions.decided_units(session, document)
+    accepted = 0
+    for unit in units:
+        members = [views[i] for i in unit.edit_ids]
+        if (unit.key not in decided and len(members) > 1 and set(unit.annotators) == everyone
+                and identical(members)):
+            decision = decisions.accept(session, document, unit.edit_ids, unit.edit_ids[0],
+                                        user, "identical edits of every annotator")
+            decision.automatic = True
+            accepted += 1
+    ratings = apply_rating_rules(session, document, user)
+    left = open_items(session, document)
+    completed = False
+    if complete and left["total"] == 0:
+        decisions.complete(session, document, user, "automatic rules", automatic=True)
+        completed = True
+    return {"units_accepted": accepted, "ratings_resolved": len(ratings), "open": left,
+            "completed": completed}
+
+
+@dataclass
+class QueueEntry:
+    document: Document
+    annotators: list[str]
+    agreement: float
+    open: dict
+    status: str
+    fields_in_dispute: list[str] = field(default_factory=list)
+
+
+def document_entry(session: Session, document: Document) -> QueueEntry | None:
+    assignments = original_assignments(session, document)
+    if not is_ready(assignments):
+        return None
+    state = session.scalar(select(AdjudicationState).where(
+        AdjudicationState.document_id == document.id))
+    units = decisions.current_units(session, document, freeze=False)
+    everyone = sorted(a.user.username for a in assignments)
+    views = {e.id: edit_view(e) for e in source_edits(assignments)}
+    scores, disputed = [], set()
+    for unit in units:
+        full = set(unit.annotators) == set(everyone)
+        scores.append(1.0 if full else 0.0)
+        types = {views[i].edit_type for i in unit.edit_ids}
+        if not full or len(types) > 1:
+            disputed |= types
+    for item in rating_items(session, document):
+        d = disagreement(list(item.values.values()))
+        scores.append(1.0 - d)
+        if d > 0:
+            disputed.add(item.field)
+    return QueueEntry(document=document, annotators=everyone,
+                      agreement=sum(scores) / len(scores) if scores else 1.0,
+                      open=open_items(session, document, units),
+                      status=state.status if state else "open",
+                      fields_in_dispute=sorted(disputed))
+
+
+def adjudication_queue(session: Session, project: Project, *, field_name: str | None = None,
+                       pair: tuple[str, str] | None = None) -> list[QueueEntry]:
+    """Ready documents, least agreement first; optionally only those disputed on one schema
+    field (rating field or edit type) or annotated by both of an annotator pair."""
+    entries = []
+    for document in session.scalars(select(Document).where(Document.project_id == project.id)
+                                    .order_by(Document.position, Document.id)):
+        entry = document_entry(session, document)
+        if entry is None:
+            continue
+        if field_name and field_name not in entry.fields_in_dispute:
+            continue
+        if pair and not set(pair) <= set(entry.annotators):
+            continue
+        entries.append(entry)
+    return sorted(entries, key=lambda e: (e.status == "complete", e.agreement,
+                                          e.document.position, e.document.id))
+

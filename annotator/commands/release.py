@@ -1,0 +1,46 @@
+"""`annotator release PROJECT --version V`: an immutable, versioned gold release."""
+
+from __future__ import annotations
+
+import click
+
+from annotator.commands import fail, open_database
+from annotator.config import Config
+from annotator.projects import ProjectError, get_project
+
+
+@click.command()
+@click.argument("project_name", metavar="PROJECT")
+@click.option("--version", "version", required=True, help="Release version, e.g. v1.0 "
+              "(letters, digits, '.', '_', '-'); an existing version is refused.")
+@click.option("--notes", default="", help="Release notes, stored in MANIFEST.json.")
+@click.option("--require-complete", is_flag=True,
+              help="Refuse the release when any document is not fully adjudicated "
+                   "(default: leave such documents out and list them in the manifest).")
+@click.option("--bootstrap", default=1000, show_default=True, type=click.IntRange(0, 100_000),
+              help="Bootstrap resamples for the agreement report's intervals.")
+def release(project_name, version, notes, require_complete, bootstrap):
+    """Write exports/PROJECT/VERSION/ with the gold set, raw annotations, agreement report,
+    schema, guideline and a MANIFEST.json of checksums (ANNOTATOR_EXPORTS_PATH moves
+    exports/)."""
+    from annotator.releases import ReleaseError, cut_release
+
+    exports = Config.from_env().exports_path
+    database = open_database()
+    with database.session() as session:
+        try:
+            project = get_project(session, project_name)
+            manifest = cut_release(session, project, version, exports_path=exports,
+                                   notes=notes, require_complete=require_complete,
+                                   bootstrap=bootstrap)
+        except (ProjectError, ReleaseError) as exc:
+            fail(str(exc))
+    counts = manifest["counts"]
+    click.echo(f"release {version} of {project_name}: {counts['documents_released']} "
+               f"document(s), {counts['gold_edits']} gold edit(s), {counts['gold_ratings']} "
+               f"gold rating(s), {counts['documents_excluded']} excluded")
+    for item in manifest["excluded"]:
+        click.echo(f"  excluded {item['id']}: {item['reason']}")
+    from annotator.releases.browse import project_folder
+
+    click.echo(f"written to {project_folder(exports, project_name) / version}")

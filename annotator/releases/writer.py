@@ -1,0 +1,191 @@
+"""``annotator release PROJECT --version V``: write an immutable release folder.
+
+Contents of ``<exports>/<project>/<V>/``:
+
+- ``gold.jsonl`` one gold record per released document (:func:`gold.gold_record`);
+- ``gold.csv`` the same, flat: one row per gold edit and per gold rating;
+- ``annotations/<annotator>.jsonl`` each annotator's raw work on the released documents;
+- ``agreement.json`` / ``agreement.html`` the agreement report of those documents computed
+  on the annotators' own (pre-adjudication) work, without embeddings (deterministic);
+- ``schema.yaml`` and ``guideline.md`` exactly as the project used them;
+- ``MANIFEST.json`` counts, tool version, notes, excluded documents with reasons, and the
+  sha256 and size of every other file.
+
+An existing version is refused. Documents not fully adjudicated are left out with their
+reason, or (``require_complete``) the whole release is refused. The folder is written under
+a temporary name and renamed into place, then made read-only. Two releases of the same
+database state differ only in ``created_at`` of the manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from annotator import __version__, audit
+from annotator.adjudication.gold import gold_record, release_blocker
+from annotator.adjudication.source import tiebreak_assignment_ids
+from annotator.guidelines import GuidelineNotFound, guideline_markdown
+from annotator.models import Assignment, Document, Project
+from annotator.projects import project_schema
+from annotator.releases.browse import project_folder, valid_version
+from annotator.releases.formats import gold_csv_text, json_text, jsonl_text, safe_name
+
+
+class ReleaseError(Exception):
+    """The release was refused (message says why); nothing was written."""
+
+
+def cut_release(session: Session, project: Project, version: str, *, exports_path: Path,
+                notes: str = "", require_complete: bool = False, bootstrap: int = 1000,
+                seed: int = 0, user_id: int | None = None) -> dict:
+    """Write the release and return its manifest."""
+    if not valid_version(version):
+        raise ReleaseError(f"version {version!r}: use letters, digits, '.', '_' or '-' "
+                           "(e.g. v1.0)")
+    folder = project_folder(exports_path, project.name)
+    final = folder / version
+    if final.exists():
+        raise ReleaseError(f"release {version} of {project.name} exists already ({final}); "
+                           "releases are immutable: choose a new version")
+    documents = session.scalars(select(Document).where(Document.project_id == project.id)
+                                .order_by(Document.position, Document.id)).all()
+    released, excluded = [], []
+    for document in documents:
+        reason = release_blocker(session, document)
+        (excluded.append({"id": document.external_id, "reason": reason}) if reason
+         else released.append(document))
+    if require_complete and excluded:
+        listing = "; ".join(f"{e['id']}: {e['reason']}" for e in excluded[:20])
+        raise ReleaseError(f"{len(excluded)} document(s) not fully adjudicated: {listing}")
+    if not released:
+        raise ReleaseError("no document is fully adjudicated yet: nothing to release")
+    records = [gold_record(session, d) for d in released]
+    files = _files(session, project, released, records, bootstrap, seed)
+    manifest = {
+        "project": project.name, "version": version, "notes": notes,
+        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "tool": {"name": "annotator", "version": __version__},
+        "schema": {"name": project.schema_name, "file": "schema.yaml",
+                   "guideline": project_schema(project).guideline},
+        "agreement": {"on": "annotators' own work (pre-adjudication) on released documents",
+                      "bootstrap": bootstrap, "seed": seed, "embeddings": False},
+        "counts": _counts(records, documents, excluded, files),
+        "excluded": excluded,
+        "files": {name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+                  for name, data in sorted(files.items())},
+    }
+    files["MANIFEST.json"] = json_text(manifest).encode("utf-8")
+    _write_atomically(folder, final, files)
+    audit.record(session, "release.created", user_id=user_id, project_id=project.id,
+                 object_type="release", object_id=version,
+                 documents=len(released), excluded=len(excluded))
+    return manifest
+
+
+def _files(session, project, released, records, bootstrap, seed) -> dict[str, bytes]:
+    schema = project_schema(project)
+    files = {"gold.jsonl": jsonl_text(records), "gold.csv": gold_csv_text(records),
+             "schema.yaml": project.schema_yaml}
+    try:
+        files["guideline.md"] = guideline_markdown(schema.guideline or f"{schema.name}.md")
+    except GuidelineNotFound:
+        pass
+    for name, lines in _raw_annotations(session, released).items():
+        files[f"annotations/{name}.jsonl"] = jsonl_text(lines)
+    report = agreement_report(session, project, released, bootstrap, seed)
+    from annotator.agreement.html_report import render_html
+    from annotator.releases.formats import stable
+
+    files["agreement.json"] = json_text(report)
+    files["agreement.html"] = render_html(stable(report))
+    return {k: v.encode("utf-8") if isinstance(v, str) else v for k, v in files.items()}
+
+
+def _raw_annotations(session, released) -> dict[str, list[dict]]:
+    ids = [d.id for d in released]
+    tiebreak = tiebreak_assignment_ids(session, ids)
+    by_name: dict[str, list[dict]] = {}
+    assignments = session.scalars(select(Assignment).where(Assignment.document_id.in_(ids))
+                                  .order_by(Assignment.id)).all()
+    for a in sorted(assignments, key=lambda a: (a.user.username, a.document.position,
+                                                a.document.id)):
+        by_name.setdefault(safe_name(a.user.username), []).append({
+            "document_id": a.document.external_id, "annotator": a.user.username,
+            "role": "tiebreak" if a.id in tiebreak else "annotator", "status": a.status,
+            "seconds_spent": round(a.seconds_spent or 0.0, 1),
+            "edits": [{"id": e.id, "edit_type": e.edit_type, "fields": e.fields,
+                       "spans": [{"side": s.side, "start": s.start, "end": s.end}
+                                 for s in e.spans], "suggestion_id": e.suggestion_id}
+                      for e in a.edits],
+            "ratings": [{"level": r.level, "item": r.item, "field": r.field, "value": r.value,
+                         "rationale": r.rationale}
+                        for r in sorted(a.ratings, key=lambda r: (r.level, r.item, r.field))],
+        })
+    return by_name
+
+
+def agreement_report(session, project, released, bootstrap: int, seed: int) -> dict:
+    """The agreement engine's report on the released documents, pre-adjudication work of
+    the original annotators only (third annotators' tie-break labels left out)."""
+    from annotator.agreement.report import build_report
+    from annotator.agreement_input import load_agreement_input
+
+    data = load_agreement_input(session, project, embed=None)
+    keep = {d.external_id for d in released}
+    tiebreak = {(a.document.external_id, a.user.username) for a in session.scalars(
+        select(Assignment).where(Assignment.id.in_(
+            tiebreak_assignment_ids(session, [d.id for d in released]))))}
+    data.documents = [d for d in data.documents if d.id in keep]
+    data.edits = [e for e in data.edits if e.document_id in keep
+                  and (e.document_id, e.annotator) not in tiebreak]
+    data.ratings = [r for r in data.ratings if r.document_id in keep
+                    and (r.document_id, r.annotator) not in tiebreak]
+    data.work = [w for w in data.work if w.document_id in keep
+                 and (w.document_id, w.annotator) not in tiebreak]
+    report = build_report(data, bootstrap=bootstrap, seed=seed)
+    report["project"] = project.name
+    return report
+
+
+def _counts(records, documents, excluded, files) -> dict:
+    return {
+        "documents_in_project": len(documents), "documents_released": len(records),
+        "documents_excluded": len(excluded),
+        "gold_edits": sum(len(r["edits"]) for r in records),
+        "gold_ratings": sum(len(r["ratings"]) for r in records),
+        "annotators": len([f for f in files if f.startswith("annotations/")]),
+    }
+
+
+def _write_atomically(folder: Path, final: Path, files: dict[str, bytes]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{final.name}-", dir=folder))
+    try:
+        for name, data in files.items():
+            path = staging / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            path.chmod(0o444)
+        for sub in sorted({p.parent for p in staging.rglob("*")}, reverse=True):
+            sub.chmod(0o555)
+        if final.exists():
+            raise ReleaseError(f"release {final.name} appeared meanwhile; refused")
+        os.rename(staging, final)
+    except BaseException:
+        _remove(staging)
+        raise
+
+
+def _remove(path: Path) -> None:
+    if path.exists():
+        for p in [path, *path.rglob("*")]:
+            p.chmod(0o755 if p.is_dir() else 0o644)
+        shutil.rmtree(path)
