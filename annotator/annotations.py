@@ -238,6 +238,9 @@ def set_rating(session: Session, assignment: Assignment, data: dict, user_id: in
             raise Conflict("this rating was removed elsewhere; reload")
         rating = Rating(assignment=assignment, level=level, item=item, field=field_name)
         session.add(rating)
+    elif data.get("version") is None:
+        # The client thought the rating was new: another tab or session created it first.
+        raise Conflict("this rating was set elsewhere; reload to see it", rating_to_dict(rating))
     else:
         _check_version(rating, data.get("version"), "rating", rating_to_dict(rating))
     rating.value = None if value == "" else value
