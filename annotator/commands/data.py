@@ -11,31 +11,55 @@ from annotator.assignment import AssignmentError, assign_documents
 from annotator.commands import fail, open_database
 from annotator.ingest import IngestError, import_file
 from annotator.ingest.readers import FORMATS
+from annotator.interop.importing import ANNOTATION_FORMATS
 from annotator.projects import ProjectError, get_project
 
 
 @click.command("import")
 @click.argument("project_name", metavar="PROJECT")
-@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(FORMATS),
-              help="Input format; by default taken from the file name ending.")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(FORMATS + ANNOTATION_FORMATS),
+              help="Input format; by default taken from the file name ending (documents).")
 @click.option("--update", is_flag=True,
               help="Replace documents whose ids exist already, if nobody annotated them yet.")
-def import_command(project_name, file, fmt, update):
-    """Import original/simplified pairs from FILE into PROJECT.
+@click.option("--annotator", help="Whose annotations these are, when the file does not say "
+              "(Thresh files, InfoLossQA predictions: the system name).")
+@click.option("--map", "mappings", multiple=True, metavar="CATEGORY=TYPE",
+              help="Thresh: read this category as this edit type of the schema (repeatable).")
+def import_command(project_name, file, fmt, update, annotator, mappings):
+    """Import original/simplified pairs, or annotations made elsewhere, into PROJECT.
 
     \b
-    JSONL (one record per line), a JSON array, or CSV with a header row:
+    Document pairs: JSONL (one record per line), a JSON array, or CSV with a header row:
       {"id": "d1", "source": "original text", "target": "simplified text",
        "meta": {"system": "gpt-4o", "section": "Methods"}}
     Sentence-aligned input gives a list of pairs instead of source/target:
       {"id": "d2", "sentences": [{"source": "...", "target": "..."}]}
 
+    \b
+    Annotations (documents are created when the project does not have them yet):
+      --format thresh             a Thresh file, or a folder with one file per annotator
+                                  (the file name is the annotator unless the records say)
+      --format labelstudio        a Label Studio JSON export (tasks with annotations)
+      --format labelstudio-min    a Label Studio JSON-MIN export
+      --format infolossqa         a folder with documents.json + questions.json
+      --format annotations-jsonl  this tool's own export (annotator export --format jsonl)
+      --format annotations-csv    this tool's own CSV export
+    Each annotator gets a completed assignment with their edits, spans, fields, ratings
+    and time. People who have no account yet get one that cannot log in (inactive, no
+    known password); the command lists them.
+
     All or nothing: if any record is wrong, nothing is imported and every problem is
     listed as FILE:LINE: field 'NAME': what is wrong.
     """
     if not file.exists():
-        fail(f"{file}: no such file")
+        fail(f"{file}: no such file or folder")
+    if fmt in ANNOTATION_FORMATS:
+        _import_annotations(project_name, file, fmt, annotator, mappings)
+        return
+    if file.is_dir():
+        fail(f"{file} is a folder; documents come from one file (folders are for "
+             "--format thresh or infolossqa)")
     database = open_database()
     try:
         with database.session() as session:
@@ -49,6 +73,35 @@ def import_command(project_name, file, fmt, update):
         fail(f"nothing was imported.\n{exc}", code=2)
     click.echo(f"imported {result.created} new and {result.updated} updated documents "
                f"into {project_name}")
+
+
+def _import_annotations(project_name, file, fmt, annotator, mappings):
+    from annotator.interop.importing import import_annotations
+
+    category_map = {}
+    for item in mappings:
+        category, _, edit_type = item.partition("=")
+        if not category or not edit_type:
+            fail(f"--map {item!r}: expected CATEGORY=TYPE")
+        category_map[category.strip()] = edit_type.strip()
+    database = open_database()
+    try:
+        with database.session() as session:
+            project = get_project(session, project_name)
+            report = import_annotations(session, project, file, fmt, annotator=annotator,
+                                        category_map=category_map)
+    except ProjectError as exc:
+        fail(str(exc))
+    except IngestError as exc:
+        fail(f"nothing was imported.\n{exc}", code=2)
+    click.echo(f"imported {report.records} annotator-document records ({report.edits} edits, "
+               f"{report.ratings} ratings) into {project_name}; "
+               f"{report.documents_created} documents created")
+    if report.users_created:
+        click.echo("created users who cannot log in yet (inactive, no known password): "
+                   + ", ".join(report.users_created))
+    for note in report.notes:
+        click.echo(f"  note: {note}")
 
 
 @click.command()

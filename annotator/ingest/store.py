@@ -29,7 +29,7 @@ def import_file(
     *,
     update: bool = False,
     user_id: int | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ImportResult:
     """Read, validate and store a file. Raises IngestError (and writes nothing) on any
     problem; the caller's transaction is left for the caller to commit."""
@@ -51,7 +51,7 @@ def store_documents(
     file_name: str,
     *,
     update: bool = False,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ImportResult:
     existing = _existing(session, project, [r.external_id for r in records])
     problems = []
@@ -102,7 +102,7 @@ def store_documents(
         if done % 1000 == 0:
             session.flush()
         if progress is not None:
-            progress(1)
+            progress(done, len(records))
     session.flush()
     return ImportResult(created=created, updated=updated)
 

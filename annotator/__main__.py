@@ -1,0 +1,5 @@
+"""`python -m annotator` is the `annotator` command."""
+
+from annotator.cli import main
+
+main()
