@@ -59,8 +59,28 @@ def _groups(src_sents, tgt_sents, src_emb, tgt_emb, sim, settings):
     return groups, alignment.unaligned_source, alignment.unaligned_target
 
 
+def _extend_to_next_group(groups, tgt_sents, unaligned_tgt):
+    """Give each group the unaligned target sentences that follow it.
+
+    SimpleOG applies the rule to everything a system produced for a source sentence;
+    at document level that is the aligned target text plus whatever unaligned sentences
+    come before the next aligned group.
+    """
+    extended = []
+    for k, (src, (t0, t1)) in enumerate(groups):
+        nxt = groups[k + 1][1][0] if k + 1 < len(groups) else None
+        end = t1
+        for j in unaligned_tgt:
+            s, e = tgt_sents[j]
+            if s >= t1 and (nxt is None or e <= nxt):
+                end = max(end, e)
+        extended.append((src, (t0, end)))
+    return extended
+
+
 def _trailing(source, target, groups, tgt_sents, unaligned_tgt, settings) -> list[Suggestion]:
     out = []
+    groups = _extend_to_next_group(groups, tgt_sents, unaligned_tgt)
     for (s0, s1), (t0, t1) in groups:
         src_text, tgt_text = source[s0:s1], target[t0:t1]
         a, b = word_spans(src_text), word_spans(tgt_text)
@@ -88,24 +108,36 @@ def _trailing(source, target, groups, tgt_sents, unaligned_tgt, settings) -> lis
                         kind="insertion", target_spans=[(t0 + ins[0], t0 + ins[1])], score=0.2,
                         method="simpleog-insertion",
                         explanation="Words added in the middle of an aligned sentence."))
-    last_aligned_end = max((t1 for _, (_, t1) in groups), default=-1)
-    final = [tgt_sents[j] for j in unaligned_tgt if tgt_sents[j][0] >= last_aligned_end]
-    if final:
-        span = (final[0][0], final[-1][1])
-        chars = span[1] - span[0]
-        kind = "trailing" if chars >= settings.trailing_min_chars else "trailing_noise"
-        if kind == "trailing" or settings.emit_trailing_noise:
-            out.append(Suggestion(
-                kind=kind, target_spans=[span], score=min(1.0, 0.5 + chars / 200),
-                method="alignment-unaligned-end", category="other" if kind == "trailing" else None,
-                explanation=f"{chars} characters at the end match no sentence of the original."))
-    if settings.emit_insertions:
-        for j in unaligned_tgt:
-            if tgt_sents[j][0] < last_aligned_end:
-                out.append(Suggestion(
-                    kind="insertion", target_spans=[tgt_sents[j]], score=0.3,
-                    method="alignment-unaligned",
-                    explanation="This sentence matches no sentence of the original."))
+    # Unaligned target sentences have no counterpart in the original. After the last
+    # aligned group they are trailing content; in the middle they are trailing content of
+    # the preceding sentence (SimpleOG works per source sentence), unless the rule
+    # already covered them (the rule can stop early when e.g. a closing bracket of an
+    # appended aside matches one in the source).
+    covered = [sug.target_spans[0] for sug in out if sug.kind in ("trailing", "trailing_noise")]
+    first_aligned_start = min((t0 for _, (t0, _) in groups), default=len(target))
+    runs: list[list[int]] = []
+    for j in unaligned_tgt:
+        s, e = tgt_sents[j]
+        if any(c[0] <= s and e <= c[1] for c in covered):
+            continue
+        if runs and runs[-1][2] == j - 1:
+            runs[-1][1], runs[-1][2] = e, j
+        else:
+            runs.append([s, e, j])
+    for s, e, _ in runs:
+        chars = e - s
+        at_start = e <= first_aligned_start
+        kind = ("insertion" if at_start else
+                "trailing" if chars >= settings.trailing_min_chars else "trailing_noise")
+        if kind == "trailing_noise" and not settings.emit_trailing_noise:
+            continue
+        if kind == "insertion" and not settings.emit_insertions:
+            continue
+        out.append(Suggestion(
+            kind=kind, target_spans=[(s, e)],
+            score=0.3 if kind == "insertion" else min(1.0, 0.5 + chars / 200),
+            method="alignment-unaligned", category="other" if kind == "trailing" else None,
+            explanation=f"{chars} characters here match no sentence of the original."))
     return out
 
 

@@ -19,10 +19,10 @@ class AlignSettings:
     trailing_min_chars: int = 25
     # Target sentence flagged when 1 - max cosine similarity to any source sentence is
     # at least this (the study used 0.73 with all-mpnet-base-v2).
-    semantic_outlier_threshold: float = 0.65
+    semantic_outlier_threshold: float = 0.55
     # Source sentence flagged as deleted when its best cosine similarity to any target
     # sentence is below this.
-    deletion_similarity_threshold: float = 0.45
+    deletion_similarity_threshold: float = 0.6
     # Sentence alignment (Vecalign-style DP): cost of leaving a sentence unaligned,
     # extra cost of a 2-1/1-2 merge, minimum similarity of each merged member.
     skip_cost: float = 0.5
