@@ -1,0 +1,7 @@
+"""Moving annotations in and out: Thresh, Label Studio (through ``label-studio-sdk``),
+InfoLossQA-shaped files, and this tool's own JSONL/CSV.
+
+``records`` holds the common shape every format is read into; ``annotations_store`` writes
+it (all or nothing) and reads a project back; ``importing`` / ``exporting`` dispatch by
+format. Format details and the round-trip guarantees: docs/interop.md.
+"""

@@ -1,0 +1,81 @@
+"""Writing a project's annotations in another tool's format.
+
+Every exporter reads the annotators' own work (one record per annotator and document, see
+:func:`~annotator.interop.annotations_store.project_records`) and writes files; what a
+format cannot represent is returned as notes, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from annotator.interop.annotations_store import project_documents, project_records
+from annotator.models import Document, Project, Suggestion
+from annotator.projects import project_schema
+
+EXPORT_FORMATS = ("thresh", "labelstudio", "jsonl", "csv", "infolossqa")
+# Where each format goes by default, under the exports folder: a folder or a file name.
+DEFAULT_NAMES = {"thresh": "{p}-thresh", "labelstudio": "{p}-labelstudio.json",
+                 "jsonl": "{p}-annotations.jsonl", "csv": "{p}-annotations.csv",
+                 "infolossqa": "{p}-infolossqa"}
+
+
+@dataclass
+class ExportResult:
+    written: list[Path] = field(default_factory=list)
+    records: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _dump(path: Path, data) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def export_project(session: Session, project: Project, fmt: str, out: Path) -> ExportResult:
+    schema = project_schema(project)
+    records = project_records(session, project)
+    result = ExportResult(records=len(records))
+    if fmt == "thresh":
+        from annotator.interop.thresh import to_thresh
+
+        for annotator, rows in to_thresh(records).items():
+            result.written.append(_dump(out / f"{annotator}.json", rows))
+    elif fmt == "labelstudio":
+        from annotator.interop.labelstudio import to_tasks
+
+        tasks, result.notes = to_tasks(schema, project_documents(session, project), records,
+                                       project_suggestions(session, project))
+        result.written.append(_dump(out, tasks))
+    elif fmt == "infolossqa":
+        from annotator.interop.infolossqa import to_infolossqa
+
+        documents, questions = to_infolossqa(project_documents(session, project), records)
+        result.written += [_dump(out / "documents.json", documents),
+                           _dump(out / "questions.json", questions)]
+    elif fmt in ("jsonl", "csv"):
+        from annotator.interop.tabular import to_csv, to_jsonl
+
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(to_jsonl(records) if fmt == "jsonl" else to_csv(records, schema),
+                       encoding="utf-8")
+        result.written.append(out)
+    else:
+        raise ValueError(f"unknown export format {fmt!r}")
+    return result
+
+
+def project_suggestions(session: Session, project: Project) -> dict[str, list[Suggestion]]:
+    found: dict[str, list[Suggestion]] = {}
+    rows = session.execute(select(Document.external_id, Suggestion).join(
+        Suggestion, Suggestion.document_id == Document.id).where(
+        Document.project_id == project.id).order_by(Suggestion.id))
+    for external_id, suggestion in rows:
+        found.setdefault(external_id, []).append(suggestion)
+    return found

@@ -1,0 +1,63 @@
+"""Importing annotations from another tool's files into a project, all or nothing.
+
+One entry point for every format: the format's reader turns the file (or folder) into
+:class:`~annotator.interop.records.AnnotationRecord` objects, and
+:func:`~annotator.interop.annotations_store.store_annotations` checks them against the
+project's schema and writes them in the caller's transaction.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from annotator.interop.annotations_store import store_annotations
+from annotator.interop.records import ImportReport
+from annotator.models import Document, Project
+from annotator.projects import project_schema
+
+ANNOTATION_FORMATS = ("thresh", "labelstudio", "labelstudio-min", "infolossqa",
+                      "annotations-jsonl", "annotations-csv")
+
+
+def import_annotations(session: Session, project: Project, path: Path, fmt: str, *,
+                       annotator: str | None = None, category_map: dict[str, str] | None = None,
+                       user_id: int | None = None) -> ImportReport:
+    """Read ``path`` in ``fmt`` and store it; raises IngestError and writes nothing on any
+    problem. The caller commits."""
+    schema = project_schema(project)
+    settings = dict(project.settings or {})
+    report = ImportReport()
+    if fmt == "thresh":
+        from annotator.interop.thresh import read_thresh
+
+        records = read_thresh(path, schema, annotator=annotator, settings=settings,
+                              overrides=category_map, notes=report.notes)
+    elif fmt in ("labelstudio", "labelstudio-min"):
+        from annotator.interop.labelstudio import read_labelstudio
+
+        records = read_labelstudio(path, schema, minimal=fmt == "labelstudio-min",
+                                   annotator=annotator, notes=report.notes)
+    elif fmt == "infolossqa":
+        from annotator.interop.infolossqa import read_infolossqa
+
+        known = {d.external_id: (d.source, d.target) for d in session.scalars(
+            select(Document).where(Document.project_id == project.id))}
+        records, report.invalid = read_infolossqa(path, schema, known, annotator=annotator)
+        for item in report.invalid:
+            report.notes.append(f"{item['file']}:{item['line']}: field '{item['field']}': "
+                                f"invalid QA pair, not stored: {item['reason']}")
+    elif fmt == "annotations-jsonl":
+        from annotator.interop.tabular import read_jsonl
+
+        records = read_jsonl(path, annotator)
+    elif fmt == "annotations-csv":
+        from annotator.interop.tabular import read_csv
+
+        records = read_csv(path, schema, annotator)
+    else:
+        raise ValueError(f"unknown annotation format {fmt!r}")
+    return store_annotations(session, project, records, str(path), fmt=fmt, report=report,
+                             user_id=user_id)

@@ -1,0 +1,244 @@
+"""The common shape every interchange format is read into and written from.
+
+A format reader (Thresh, Label Studio, InfoLossQA, JSONL/CSV) turns its file into
+:class:`AnnotationRecord` objects: one document pair, one annotator's work on it (edits with
+spans and fields, ratings, time, status) and, for every value, *where* in the file it came
+from (line and field path). :func:`check_records` then checks every record against the
+project's schema and the texts, collecting :class:`~annotator.ingest.Problem` entries with
+file, line and field, so a bad file is refused as a whole before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from annotator.annotations import ValidationFailed, validate_fields
+from annotator.ingest.readers import IngestError, Problem
+from annotator.schemas import Schema
+
+
+@dataclass
+class SpanIn:
+    side: str  # "source" (the original) or "target" (the simplification)
+    start: int
+    end: int
+    where: str = ""  # field path in the file, e.g. "edits[0].input_idx[1]"
+
+
+@dataclass
+class EditIn:
+    edit_type: str
+    fields: dict[str, Any]
+    spans: list[SpanIn]
+    where: str = ""
+
+
+@dataclass
+class RatingIn:
+    level: str
+    item: str
+    field: str
+    value: Any
+    rationale: str | None = None
+    where: str = ""
+
+
+@dataclass
+class AnnotationRecord:
+    """One annotator's work on one document pair, as read from an interchange file."""
+
+    document_id: str
+    annotator: str
+    line: int
+    source: str | None = None  # None: the document must already be in the project
+    target: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    edits: list[EditIn] = field(default_factory=list)
+    ratings: list[RatingIn] = field(default_factory=list)
+    seconds_spent: float = 0.0
+    status: str = "done"
+    file: str = ""  # the file it came from, when an import reads several
+
+
+@dataclass
+class ImportReport:
+    """What an import did beyond the counts: kept-but-unmapped edits, invalid predictions,
+    users created without a login."""
+
+    records: int = 0
+    edits: int = 0
+    ratings: int = 0
+    documents_created: int = 0
+    users_created: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    invalid: list[dict[str, Any]] = field(default_factory=list)
+
+
+def read_text(path: Path) -> str:
+    name = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise IngestError([Problem(name, None, None, f"cannot read file: {exc.strerror}")])
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise IngestError([Problem(name, line, None, "invalid UTF-8; save the file as UTF-8")])
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def load_json_array(path: Path) -> list[tuple[int, Any]]:
+    """A JSON array of objects as ``(line where the object starts, object)`` pairs."""
+    name, text = str(path), read_text(path)
+    decoder = json.JSONDecoder()
+    position = _skip_space(text, 0)
+    if position >= len(text) or text[position] != "[":
+        raise IngestError([Problem(name, _line_of(text, position), None,
+                                   "expected a JSON array of records")])
+    rows, position = [], _skip_space(text, position + 1)
+    while position < len(text) and text[position] != "]":
+        try:
+            value, end = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as exc:
+            raise IngestError([Problem(name, exc.lineno, None, f"not valid JSON ({exc.msg})")])
+        rows.append((_line_of(text, position), value))
+        position = _skip_space(text, end)
+        if position < len(text) and text[position] == ",":
+            position = _skip_space(text, position + 1)
+        elif position < len(text) and text[position] != "]":
+            raise IngestError([Problem(name, _line_of(text, position), None,
+                                       "not valid JSON (expected ',' or ']')")])
+    if position >= len(text):
+        raise IngestError([Problem(name, _line_of(text, position), None,
+                                   "not valid JSON (the array is not closed)")])
+    return rows
+
+
+def load_json_lines(path: Path) -> list[tuple[int, Any]]:
+    name, rows, problems = str(path), [], []
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append((number, json.loads(line)))
+            except json.JSONDecodeError as exc:
+                problems.append(Problem(name, number, None, f"not valid JSON ({exc.msg})"))
+    if problems:
+        raise IngestError(problems)
+    return rows
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t\r\n":
+        position += 1
+    return position
+
+
+def _line_of(text: str, position: int) -> int:
+    return text.count("\n", 0, position) + 1
+
+
+def record_id(row: dict, key: str, name: str, line: int, problems: list[Problem]) -> str | None:
+    """The record's document id (string or integer), or a problem naming the field."""
+    value = row.get(key)
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
+        problems.append(Problem(name, line, key, "required: the document id (string or integer)"))
+        return None
+    return str(value).strip()
+
+
+def span_pairs(value: Any, side: str, where: str, name: str, line: int,
+               problems: list[Problem]) -> list[SpanIn]:
+    """``[[start, end], ...]`` (or null/absent) as spans on one side."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        problems.append(Problem(name, line, where, "must be a list of [start, end] pairs"))
+        return []
+    spans = []
+    for i, pair in enumerate(value):
+        ok = (isinstance(pair, (list, tuple)) and len(pair) == 2
+              and all(isinstance(x, int) and not isinstance(x, bool) for x in pair))
+        if not ok:
+            problems.append(Problem(name, line, f"{where}[{i}]",
+                                    "must be [start, end] with integer character offsets"))
+            continue
+        spans.append(SpanIn(side, pair[0], pair[1], f"{where}[{i}]"))
+    return spans
+
+
+def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
+                  texts: dict[str, tuple[str, str]]) -> list[Problem]:
+    """Check edit types, sides, span offsets, field and rating values against the schema.
+
+    ``texts`` maps document ids already in the project to their (source, target); a record
+    that carries its own texts is checked against those."""
+    problems: list[Problem] = []
+    seen: dict[tuple[str, str], int] = {}
+    file_name = name
+    for record in records:
+        line, name = record.line, record.file or file_name
+        key = (record.document_id, record.annotator)
+        if key in seen:
+            problems.append(Problem(name, line, "id", f"document {record.document_id!r} by "
+                                    f"{record.annotator!r} appears twice (first on line "
+                                    f"{seen[key]})"))
+            continue
+        seen[key] = line
+        known = texts.get(record.document_id)
+        if record.source is not None and known is not None and known != (record.source,
+                                                                         record.target):
+            problems.append(Problem(name, line, "source", f"document {record.document_id!r} "
+                                    "exists in the project with different texts"))
+            continue
+        pair = (record.source, record.target) if record.source is not None else known
+        if pair is None:
+            problems.append(Problem(name, line, "id", f"document {record.document_id!r} is not "
+                                    "in the project and the record carries no texts"))
+            continue
+        for edit in record.edits:
+            _check_edit(edit, schema, dict(zip(("source", "target"), pair)), name, line,
+                        problems)
+        for rating in record.ratings:
+            spec = schema.rating(rating.field, rating.level)
+            if spec is None:
+                problems.append(Problem(name, line, rating.where, f"{rating.field!r} is not a "
+                                        f"rating field at level {rating.level!r} in schema "
+                                        f"{schema.name!r}"))
+            elif rating.value not in (None, "") and not (
+                    isinstance(rating.value, str) if spec.type == "text"
+                    else spec.is_valid_value(rating.value)):
+                allowed = ", ".join(repr(v) for v in spec.option_values())
+                problems.append(Problem(name, line, rating.where,
+                                        f"value {rating.value!r} is not in the schema "
+                                        f"(expected {allowed})"))
+    return problems
+
+
+def _check_edit(edit: EditIn, schema: Schema, texts: dict[str, str], name: str, line: int,
+                problems: list[Problem]) -> None:
+    edit_type = schema.edit_type(edit.edit_type)
+    if edit_type is None:
+        problems.append(Problem(name, line, f"{edit.where}.category" if edit.where else
+                                "category", f"unknown category {edit.edit_type!r}; schema "
+                                f"{schema.name!r} has: "
+                                + ", ".join(e.name for e in schema.edit_types)))
+        return
+    for span in edit.spans:
+        if span.side not in edit_type.sides:
+            problems.append(Problem(name, line, span.where, f"{edit_type.name} spans may only "
+                                    f"lie on: {', '.join(edit_type.sides)}"))
+        elif not 0 <= span.start < span.end <= len(texts[span.side]):
+            problems.append(Problem(name, line, span.where,
+                                    f"span [{span.start}, {span.end}] lies outside the "
+                                    f"{span.side} text (length {len(texts[span.side])})"))
+    try:
+        edit.fields = validate_fields(edit.fields, edit_type.fields)
+    except ValidationFailed as exc:
+        for p in exc.problems:
+            where = p["field"].replace("fields.", "annotation.", 1)
+            problems.append(Problem(name, line, f"{edit.where}.{where}" if edit.where
+                                    else where, p["message"]))
