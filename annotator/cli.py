@@ -23,6 +23,7 @@ COMMANDS = {
     "align": ("annotator.commands.align", "align"),
     "agreement": ("annotator.commands.agreement", "agreement"),
     "iaa": ("annotator.commands.iaa", "iaa"),
+    "export": ("annotator.commands.interop", "export"),
     "adjudicate": ("annotator.commands.adjudicate", "adjudicate"),
     "release": ("annotator.commands.release", "release"),
 }
