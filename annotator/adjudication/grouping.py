@@ -27,9 +27,9 @@ import numpy as np
 from annotator.agreement.spans import token_range, whitespace_tokens
 
 IOU_THRESHOLD = 0.5
-OVERLAP_SIMILARITY = 0.5
+OVERLAP_SIMILARITY = 0.6
 QUESTION_SIMILARITY = 0.85
-TEXT_FIELDS = ("question", "answer")
+TEXT_FIELDS = ("question", "answer")  # answers are not compared
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,13 @@ class EditView:
 
     @property
     def question(self) -> str:
-        return " ".join(str(self.fields.get(k) or "") for k in TEXT_FIELDS).strip()
+        """The text compared between annotators: the question, else the other text
+        fields (e.g. a comment)."""
+        question = str(self.fields.get("question") or "").strip()
+        if question:
+            return question
+        return " ".join(str(v) for k, v in sorted(self.fields.items())
+                        if isinstance(v, str) and k not in TEXT_FIELDS).strip()
 
 
 @dataclass

@@ -48,7 +48,7 @@ def resolve_labels(values: Sequence[Any]) -> LabelOutcome:
     if not present:
         return LabelOutcome("missing")
     keys = [_key(v) for v in present]
-    original = dict(zip(keys, present))
+    original = {k: json.loads(k) for k in keys}  # canonical: multichoice sorted
     counts = Counter(keys)
     ranked = tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     winner = majority_label(keys)

@@ -189,6 +189,9 @@ def _third_annotator(session, document, username):
             raise AdjudicationError(f"{username} already annotated this document")
         return user
     pool = [u for u in annotator_pool(session, document.project) if u.id not in holders]
+    if not pool:  # project members are all on this document: any other active annotator
+        pool = [u for u in session.scalars(select(User).where(
+            User.role == "annotator", User.active.is_(True))) if u.id not in holders]
     if not pool:
         raise AdjudicationError("no third annotator available: add one with "
                                 "`annotator user add NAME --role annotator`")
