@@ -476,3 +476,73 @@ def test_guidance_rules(page, live_server, study):
     assert result["acronyms"] == ["NRS", "CI"]
     assert result["explained"] == []
     assert result["clean"] == {"question": [], "answer": []}
+
+
+def demo_pair():
+    from importlib.resources import files
+    demo = files("annotator") / "demo_data"
+    record = json.loads((demo / "infolossqa_demo.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    planted = [p for p in json.loads((demo / "infolossqa_demo_planted.json").read_text(encoding="utf-8"))
+               if p["id"] == record["id"]]
+    return record, planted
+
+
+def test_screenshot_of_a_working_session(page, live_server, study, database):
+    record, planted = demo_pair()
+    source, target = record["source"], record["target"]
+    aid = study["assignments"]["ana"][0]
+    suggestions = [{"kind": p["kind"], "source_spans": [p["source_span"]],
+                    "target_spans": [p["target_span"]] if p["target_span"] else [],
+                    "explanation": p["note"], "score": 0.82, "method": "content-class diff"}
+                   for p in planted]
+    prepare(database, aid, source, target, suggestions)
+    add_edit(database, aid, "oversimplification",
+             {"question": "Which adults took part in the study?",
+              "answer": "Adults having a planned fusion of the lower (lumbar) spine.", "severity": 1},
+             [("source", *span(source, "124 adults undergoing elective lumbar spinal fusion")),
+              ("target", *span(target, "124 adults having planned surgery on the lower spine"))])
+    add_edit(database, aid, "deletion",
+             {"question": "How sure are the researchers about the 17 mg difference?",
+              "answer": "The true difference probably lies between 10 and 25 mg; p < 0.001.",
+              "severity": 2},
+             [("source", *span(source, "mean difference -17.4 mg, 95% CI -24.5 to -10.3; p < 0.001"))])
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    page.keyboard.press("a")
+    wait_for(page, "document.activeElement.dataset.field === 'question'")
+    page.keyboard.type("Was the pain measured with the NRS?")
+    page.locator("#edit-form [data-field=answer]").fill("With the NRS, from 0 to 10.")
+    wait_saved(page)
+    page.locator("#edit-form [data-field=answer]").blur()
+    page.locator(".text[data-side=source] .seg.has-edit").first.hover()
+    page.wait_for_timeout(200)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "annotate.png"))
+    docs = ROOT / "docs" / "screenshots"
+    docs.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(ARTIFACTS / "annotate.png", docs / "annotate.png")
+    warnings = page.locator("#edit-form .warnings li").all_inner_texts()
+    assert any("yes/no" in w for w in warnings)
+    assert any("NRS" in w for w in warnings)
+
+
+def test_unsaved_text_warns_before_unload_and_is_still_saved(page, live_server, study, database):
+    aid = study["assignments"]["ana"][0]
+    prepare(database, aid)
+    edit_id = add_edit(database, aid, spans=[("source", *span(SOURCE, "double-blind"))])
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    page.click(f"#edit-list [data-key=e{edit_id}]")
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.type), d.accept()))
+    page.locator("#edit-form [data-field=question]").type("Typed just before closing")
+    assert page.locator("#save-state").get_attribute("data-state") in ("unsaved", "saving")
+    context = page.context
+    page.close(run_before_unload=True)
+    other = context.new_page()
+    other.wait_for_timeout(800)
+    assert dialogs == ["beforeunload"]
+    data = other.request.get(f"{live_server}/api/assignments/{aid}").json()
+    assert data["edits"][0]["fields"]["question"] == "Typed just before closing"

@@ -58,12 +58,14 @@ export function ungivenWords(question, context) {
   const given = new Set(words(context).map(stem));
   const givenWords = words(context);
   const out = [];
-  for (const w of words(question)) {
+  const original = question.normalize("NFKC").match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) || [];
+  for (const raw of original) {
+    const w = raw.toLowerCase();
     if (GENERAL.has(w) || w.length < 3 && !/\d/.test(w)) continue;
     const s = stem(w);
     if (given.has(s) || GENERAL.has(s)) continue;
     if (s.length >= 5 && givenWords.some((g) => g.startsWith(s.slice(0, 5)))) continue;
-    if (!out.includes(w)) out.push(w);
+    if (!out.includes(raw)) out.push(raw);
   }
   return out;
 }

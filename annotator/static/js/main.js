@@ -3,7 +3,7 @@
 
 import { api } from "./api.js";
 import { Saver, STATE_LABELS } from "./autosave.js";
-import { el, fill, renderEditForm, renderEditList, renderSpans } from "./edit_form.js";
+import { el, renderEditForm, renderEditList, renderSpans } from "./edit_form.js";
 import { localEdit, makeEdits } from "./edits.js";
 import { emphasize, paint, sideLayers } from "./highlights.js";
 import { makeGuidelines } from "./guidelines.js";
@@ -12,7 +12,8 @@ import { codePoints } from "./offsets.js";
 import { makeRatings } from "./ratings.js";
 import { headingRanges, layoutGutter, renderText } from "./render.js";
 import { alignmentMaps, reveal, syncScroll } from "./scroll.js";
-import { clearSelection, watchSelection } from "./selection.js";
+import { makePopover } from "./popover.js";
+import { watchSelection } from "./selection.js";
 import { makeStatus } from "./status.js";
 import { makeSuggestions, watchTooltips } from "./suggestions.js";
 import { startTimer } from "./timer.js";
@@ -206,7 +207,7 @@ Object.assign(ctx, {
   },
   escape() {
     if (!ctx.els.help.hidden) { toggleHelp(ctx, false); return; }
-    if (!ctx.els.popover.hidden) { hidePopover(); return; }
+    if (ctx.popover.open) { ctx.popover.hide(); return; }
     const active = document.activeElement;
     if (active && active !== document.body && active !== document.documentElement) { active.blur(); return; }
     if (ctx.state.activeKey) ctx.closeEdit();
@@ -228,60 +229,6 @@ function dropIfEmpty(edit) {
     ctx.saver.cancel(edit.key);
     ctx.state.edits = ctx.state.edits.filter((e) => e !== edit);
   }
-}
-
-function hidePopover() { ctx.els.popover.hidden = true; }
-
-function showPopover({ side, start, end, rect }, note) {
-  const types = ctx.state.schema.edit_types.filter((t) => t.sides.includes(side));
-  const pop = ctx.els.popover;
-  if (!types.length) { ctx.notify("No edit type of this schema marks this side."); return; }
-  fill(pop, 
-    note ? el("p", { class: "small muted" }, note) : null,
-    el("p", { class: "small" }, "New edit with this span:"),
-    ...types.map((t) => {
-      const b = el("button", { type: "button", class: "pop-choice", dataset: { type: t.name }, onclick: () => {
-        hidePopover();
-        const edit = ctx.edits.create(t.name, { spans: [{ side, start, end }] });
-        clearSelection();
-        ctx.openEdit(edit.key);
-      } }, el("span", { class: "swatch" }), t.label, t.key ? el("kbd", {}, t.key) : null);
-      b.querySelector(".swatch").style.background = t.color;
-      return b;
-    }),
-    el("button", { type: "button", class: "ghost small", onclick: hidePopover }, "Cancel"));
-  pop.hidden = false;
-  pop.style.left = `${Math.min(rect.right + 6, window.innerWidth - pop.offsetWidth - 10)}px`;
-  pop.style.top = `${Math.min(rect.bottom + 6, window.innerHeight - pop.offsetHeight - 10)}px`;
-  pop.onkeydown = (e) => {
-    const t = types.find((x) => x.key === e.key);
-    if (t) { e.preventDefault(); e.stopPropagation(); pop.querySelector(`[data-type="${t.name}"]`).click(); }
-  };
-  pop.querySelector("button").focus({ preventScroll: true });
-}
-
-function onSelect(sel) {
-  if (ctx.locked()) return;
-  const active = ctx.edits.find(ctx.state.activeKey);
-  if (active) {
-    if (ctx.addSpan(active, sel.side, sel.start, sel.end)) { clearSelection(); return; }
-    const type = ctx.state.typesByName[active.edit_type];
-    showPopover(sel, `${type.label} spans lie only in the ${type.sides.map((s) => (s === "source" ? "original" : "simplification")).join(" and ")}.`);
-    return;
-  }
-  showPopover(sel);
-}
-
-function onClick(seg) {
-  hidePopover();
-  const keys = (seg.dataset.edits || "").split(" ").filter(Boolean);
-  if (keys.length) {
-    const at = keys.indexOf(ctx.state.activeKey);
-    ctx.openEdit(keys[(at + 1) % keys.length]);
-    return;
-  }
-  const suggs = (seg.dataset.suggs || "").split(" ").filter(Boolean).map(Number);
-  if (suggs.length) ctx.suggestions.focus(suggs[0], { scroll: false });
 }
 
 async function init() {
@@ -321,7 +268,8 @@ async function init() {
   ctx.setAssignment(ctx.state.assignment);
   ctx.setSaveState("saved");
   ctx.refreshLock();
-  watchSelection(ctx.els.text, (side) => ctx.state.cps[side], { onSelect, onClick });
+  ctx.popover = makePopover(ctx);
+  watchSelection(ctx.els.text, (side) => ctx.state.cps[side], ctx.popover);
   ctx.tips = watchTooltips(ctx, Object.values(ctx.els.text));
   syncScroll(ctx, ctx.els.scroller);
   watchKeyboard(ctx);
@@ -355,7 +303,6 @@ function wireChrome() {
   $("#btn-help").addEventListener("click", () => toggleHelp(ctx, true));
   $("#help .close").addEventListener("click", () => toggleHelp(ctx, false));
   for (const tab of root.querySelectorAll("[role=tab]")) tab.addEventListener("click", () => ctx.showTab(tab.dataset.tab));
-  document.addEventListener("mousedown", (e) => { if (!ctx.els.popover.contains(e.target)) hidePopover(); });
   window.addEventListener("beforeunload", (e) => {
     if (ctx.allowLeave || !ctx.saver.dirty) return;
     ctx.saver.flushAll({ keepalive: true });
