@@ -14,9 +14,9 @@ metadata keys, which Thresh ignores: ``_annotator``, ``_ratings`` (item-level ra
 ``_meta`` (document metadata) and ``_status``.
 
 Categories map to the schema's edit types: an edit type's own name always works; the
-built-in maps (e.g. InfoLossQA's ``omission`` -> deletion, ``concept`` ->
-oversimplification), the project setting ``category_map`` and ``--map CATEGORY=TYPE``
-add aliases. A category that maps to nothing is kept as an edit of the schema's comment
+built-in aliases (InfoLossQA's ``omission`` -> deletion, ``concept`` -> oversimplification,
+``trailing`` -> overgeneration, wherever the schema has that edit type), the project
+setting ``category_map`` and ``--map CATEGORY=TYPE`` add or override aliases. A category that maps to nothing is kept as an edit of the schema's comment
 type (an edit type named ``comment``, or the project setting ``comment_edit_type``) with
 the category and its annotation in the comment text, and reported; without a comment type
 the import fails naming the file, line and field.
@@ -36,11 +36,11 @@ from annotator.interop.records import (
 )
 from annotator.schemas import Schema
 
-# Thresh categories used by published typologies -> built-in edit types.
-BUILTIN_CATEGORY_MAPS: dict[str, dict[str, str]] = {
-    "infolossqa": {"omission": "deletion", "concept": "oversimplification"},
-    "overgeneration": {"insertion": "overgeneration", "trailing": "overgeneration"},
-    "factuality": {"error": "error_span"},
+# Thresh categories of published typologies -> edit types; an alias applies to every schema
+# that has the edit type it points to (InfoLossQA's omission/concept, SimpleOG's trailing).
+CATEGORY_ALIASES: dict[str, str] = {
+    "omission": "deletion", "concept": "oversimplification",
+    "trailing": "overgeneration", "insertion": "overgeneration", "error": "error_span",
 }
 RESERVED = {"id", "source", "target", "edits", "_thresh_id", "_seconds_spent", "_completed",
             "_annotator", "annotator", "_ratings", "_meta", "meta", "_status"}
@@ -49,8 +49,9 @@ RESERVED = {"id", "source", "target", "edits", "_thresh_id", "_seconds_spent", "
 def category_map(schema: Schema, settings: dict | None = None,
                  overrides: dict[str, str] | None = None) -> dict[str, str]:
     """Thresh category -> edit type: built-ins, then project settings, then overrides."""
-    mapping = {e.name: e.name for e in schema.edit_types}
-    mapping.update(BUILTIN_CATEGORY_MAPS.get(schema.name, {}))
+    mapping = {alias: name for alias, name in CATEGORY_ALIASES.items()
+               if schema.edit_type(name) is not None}
+    mapping.update({e.name: e.name for e in schema.edit_types})
     mapping.update((settings or {}).get("category_map", {}) or {})
     mapping.update(overrides or {})
     return mapping
