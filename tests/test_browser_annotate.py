@@ -99,6 +99,8 @@ def test_page_renders_texts_and_suggestions(page, live_server, study, database):
     assert page.locator(".text[data-side=source]").inner_text().replace("\r", "") == SOURCE.replace("\r", "")
     assert page.locator(".seg.sugg").count() >= 3
     assert page.locator(".gutter[data-side=source] .num").count() >= 3
+    ready_ms = int(page.locator("#annotate").get_attribute("data-ready-ms"))
+    assert ready_ms < 3000, f"interactive after {ready_ms} ms"
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "annotate-initial.png"))
     assert errors == []

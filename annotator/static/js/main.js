@@ -284,6 +284,7 @@ async function init() {
     ctx.els.timer.textContent = `${Math.round((ctx.state.assignment.seconds_spent || 0) / 60)} min`;
   }
   new ResizeObserver(() => ctx.relayout()).observe(ctx.els.text.source.parentElement);
+  root.dataset.readyMs = String(Math.round(performance.now()));
   root.dataset.ready = "1";
   window.annotator = ctx;
 }
