@@ -71,9 +71,11 @@ def prehighlight_project(
             Document.id.in_(pending[start:start + CHUNK])).order_by(Document.position)).all()
         inputs = [_pair(doc) for doc in chunk]
         by_id = {str(doc.id): doc for doc in chunk}
-        for doc_id, suggestions in suggest_many(inputs, workers=workers, detectors=detectors,
-                                                settings=settings, progress=None):
+        for doc_id, suggestions, groups in suggest_many(
+                inputs, workers=workers, detectors=detectors, settings=settings,
+                with_alignment=True):
             doc = by_id[doc_id]
+            doc.alignment = sentence_groups(groups, doc.source_sentences, doc.target_sentences)
             doc.suggestions.clear()
             for s in suggestions:
                 d = s.to_dict()
@@ -92,6 +94,20 @@ def prehighlight_project(
     session.commit()
     return PrehighlightSummary(documents=len(pending), suggestions=stored,
                                skipped=total - len(pending))
+
+
+def sentence_groups(groups, source_sentences, target_sentences) -> list:
+    """Aligned character-span groups as indices of the document's stored sentences:
+    ``[[[source_i, ...], [target_j, ...]], ...]``."""
+    def covered(span, sentences):
+        return [i for i, (s, e) in enumerate(sentences) if s < span[1] and span[0] < e]
+
+    result = []
+    for source_span, target_span in groups:
+        src, tgt = covered(source_span, source_sentences), covered(target_span, target_sentences)
+        if src and tgt:
+            result.append([src, tgt])
+    return result
 
 
 def _pair(doc: Document) -> dict:

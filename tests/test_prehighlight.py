@@ -43,6 +43,20 @@ def test_demo_is_prehighlighted_and_reruns_skip_done_documents(env):
                 and any(s < end and start < e for s, e in r[3])]
         assert hits, f"{problem['id']}: leaked instruction not pre-highlighted"
 
+    # The sentence alignment is stored for synchronised scrolling: monotonic, in range.
+    database = Database(Config.from_env().database_url)
+    with database.session() as session:
+        for doc in session.scalars(select(Document).join(Project).where(
+                Project.name == "demo-infoloss")):
+            assert doc.alignment, doc.external_id
+            previous = (-1, -1)
+            for src, tgt in doc.alignment:
+                assert all(0 <= i < len(doc.source_sentences) for i in src)
+                assert all(0 <= j < len(doc.target_sentences) for j in tgt)
+                assert src[0] > previous[0] and tgt[0] > previous[1]
+                previous = (src[-1], tgt[-1])
+    database.dispose()
+
     again = CliRunner().invoke(main, ["prehighlight", "demo-infoloss", "--workers", "1"])
     assert again.exit_code == 0
     assert "pre-highlighted 0 documents" in again.output

@@ -7,9 +7,9 @@ Building blocks: :mod:`.text` (tokens, sentences), :mod:`.sentence_alignment`,
 :mod:`.information_loss`, :mod:`.content_classes`, :mod:`.embeddings`.
 """
 
-from .pipeline import ALL_DETECTORS, STRING_DETECTORS, suggest, suggest_many
+from .pipeline import ALL_DETECTORS, STRING_DETECTORS, analyse_pair, suggest, suggest_many
 from .settings import AlignSettings
 from .suggestions import Suggestion
 
-__all__ = ["ALL_DETECTORS", "STRING_DETECTORS", "AlignSettings", "Suggestion", "suggest",
-           "suggest_many"]
+__all__ = ["ALL_DETECTORS", "STRING_DETECTORS", "AlignSettings", "Suggestion", "analyse_pair",
+           "suggest", "suggest_many"]

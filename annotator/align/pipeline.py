@@ -158,6 +158,18 @@ def _categorise(suggestions: list[Suggestion]) -> None:
 def suggest(source: str, target: str, *, sentence_pairs=None, detectors=None,
             settings: AlignSettings | None = None, embedder=None) -> list[Suggestion]:
     """Pre-highlighting suggestions for one (original, simplification) pair."""
+    return analyse_pair(source, target, sentence_pairs=sentence_pairs, detectors=detectors,
+                        settings=settings, embedder=embedder)[0]
+
+
+def analyse_pair(source: str, target: str, *, sentence_pairs=None, detectors=None,
+                 settings: AlignSettings | None = None, embedder=None):
+    """Suggestions plus the sentence alignment they were computed on.
+
+    The alignment is a list of aligned groups as character spans, ``((s0, s1), (t0, t1))``
+    (empty when no requested detector needed it); the annotation page uses it to scroll
+    both texts together.
+    """
     settings = settings or AlignSettings()
     wanted = set(ALL_DETECTORS if detectors is None else detectors)
     unknown = wanted - ALL_DETECTORS
@@ -178,6 +190,7 @@ def suggest(source: str, target: str, *, sentence_pairs=None, detectors=None,
         src_sents = split_sentences(source)[: settings.max_sentences]
         tgt_sents = split_sentences(target)[: settings.max_sentences]
     out: list[Suggestion] = []
+    groups: list = []
     if "leaked_instruction" in wanted:
         out += overgeneration.leaked_instructions(target, tgt_sents)
     if "repetition" in wanted:
@@ -205,7 +218,7 @@ def suggest(source: str, target: str, *, sentence_pairs=None, detectors=None,
         if wanted & {"deletion", "oversimplification"}:
             out += _losses(source, target, src_sents, sim, groups, unaligned_src, settings, wanted)
     _categorise(out)
-    return sorted(out, key=Suggestion.sort_key)
+    return sorted(out, key=Suggestion.sort_key), [(tuple(a), tuple(b)) for a, b in groups]
 
 
 def _losses(source, target, src_sents, sim, groups, unaligned_src, settings, wanted):
@@ -229,36 +242,43 @@ def _losses(source, target, src_sents, sim, groups, unaligned_src, settings, wan
 _worker_state: dict = {}
 
 
-def _init_worker(detectors, settings, embedder):
+def _init_worker(detectors, settings, embedder, with_alignment=False):
     if not isinstance(embedder, HashingEmbedder):
         import torch
 
         torch.set_num_threads(1)  # one core per worker process
         # A model handle does not pickle: each worker loads the same model path itself.
         embedder = Embedder(embedder) if isinstance(embedder, str) else None
-    _worker_state.update(detectors=detectors, settings=settings, embedder=embedder)
+    _worker_state.update(detectors=detectors, settings=settings, embedder=embedder,
+                         with_alignment=with_alignment)
 
 
-def _one(pair: dict) -> tuple[str, list[Suggestion]]:
+def _one(pair: dict) -> tuple:
     kwargs = dict(detectors=_worker_state.get("detectors"), settings=_worker_state.get("settings"))
     embedder = _worker_state.get("embedder")
-    return pair["id"], suggest(pair["source"], pair["target"],
-                               sentence_pairs=pair.get("sentence_pairs"), embedder=embedder, **kwargs)
+    suggestions, groups = analyse_pair(pair["source"], pair["target"],
+                                       sentence_pairs=pair.get("sentence_pairs"),
+                                       embedder=embedder, **kwargs)
+    if _worker_state.get("with_alignment"):
+        return pair["id"], suggestions, groups
+    return pair["id"], suggestions
 
 
 def suggest_many(pairs: Iterable[dict], *, workers: int = 1, detectors=None,
                  settings: AlignSettings | None = None,
                  progress: Callable[[int], None] | None = None,
-                 embedder=None) -> Iterator[tuple[str, list[Suggestion]]]:
+                 embedder=None, with_alignment: bool = False) -> Iterator[tuple]:
     """Suggestions for many ``{"id", "source", "target"[, "sentence_pairs"]}`` dicts.
 
-    Yields ``(id, suggestions)`` in input order; ``workers > 1`` uses that many processes
-    (each loads its own model; the embedding cache is per process). ``progress(n_done)``
-    is called after each pair.
+    Yields ``(id, suggestions)`` in input order (``(id, suggestions, alignment)`` with
+    ``with_alignment``); ``workers > 1`` uses that many processes (each loads its own
+    model; the embedding cache is per process). ``progress(n_done)`` is called after each
+    pair.
     """
     done = 0
     if workers <= 1:
-        _worker_state.update(detectors=detectors, settings=settings, embedder=embedder)
+        _worker_state.update(detectors=detectors, settings=settings, embedder=embedder,
+                             with_alignment=with_alignment)
         try:
             for pair in pairs:
                 result = _one(pair)
@@ -274,7 +294,8 @@ def suggest_many(pairs: Iterable[dict], *, workers: int = 1, detectors=None,
     spec = embedder.model_path if isinstance(embedder, Embedder) else embedder
     if spec is not None and not isinstance(spec, (str, HashingEmbedder)):
         raise ValueError("with workers > 1, pass an Embedder, a HashingEmbedder or None")
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(detectors, settings, spec)) as pool:
+    with ctx.Pool(workers, initializer=_init_worker,
+                  initargs=(detectors, settings, spec, with_alignment)) as pool:
         for result in pool.imap(_one, pairs, chunksize=4):
             done += 1
             if progress:
