@@ -518,7 +518,7 @@ def test_screenshot_of_a_working_session(page, live_server, study, database):
     page.locator("#edit-form [data-field=answer]").fill("With the NRS, from 0 to 10.")
     wait_saved(page)
     page.locator("#edit-form [data-field=answer]").blur()
-    page.locator(".text[data-side=source] .seg.has-edit").first.hover()
+    page.locator("#edit-list .edit-item").first.hover()   # outlines its spans, no tooltip
     page.wait_for_timeout(200)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "annotate.png"))
