@@ -40,12 +40,13 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     app.extensions["annotator_db"] = database
     csrf.init_app(app)
 
-    from annotator.web import api, auth, dashboard, documents
+    from annotator.web import adjudicate, api, auth, dashboard, documents
 
     app.register_blueprint(api.bp)
     app.register_blueprint(auth.bp)
     app.register_blueprint(documents.bp)
     app.register_blueprint(dashboard.bp)
+    app.register_blueprint(adjudicate.bp)
 
     @app.teardown_appcontext
     def close_session(_exc):
