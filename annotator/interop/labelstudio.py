@@ -265,7 +265,7 @@ class _Reader:
                                             _plain(value), line, at))
             else:
                 values.setdefault(str(r.get("id")), []).append(
-                    (control.name, _plain(value), f"{at}.value"))
+                    (control.name, _plain(value), at if "_at" in r else f"{at}.value"))
         return self._group(regions, values, links, line), ratings
 
     def _span(self, control, value, r, line, at):
