@@ -14,7 +14,7 @@ from annotator.ingest import IngestError
 from annotator.interop import labelstudio_server
 from annotator.interop.annotations_store import project_records
 from annotator.interop.importing import import_annotations
-from annotator.interop.labelstudio import to_tasks
+from annotator.interop.labelstudio_tasks import to_tasks
 from annotator.interop.labelstudio_config import labeling_config, parse
 from annotator.models import Project, User
 from annotator.projects import create_project

@@ -11,7 +11,7 @@ from annotator.ingest.store import store_documents
 from annotator.interop.annotations_store import project_documents, project_records
 from annotator.interop.exporting import export_project
 from annotator.interop.importing import import_annotations
-from annotator.models import Assignment, Edit, Project, Rating, Span, Suggestion, User
+from annotator.models import Assignment, Edit, Rating, Span, Suggestion, User
 from annotator.projects import create_project
 
 S1 = "Mice received 5 mg of drug X i.v. The trial lasted 12 weeks. Side effects were mild."

@@ -48,7 +48,7 @@ def export_project(session: Session, project: Project, fmt: str, out: Path) -> E
         for annotator, rows in to_thresh(records).items():
             result.written.append(_dump(out / f"{annotator}.json", rows))
     elif fmt == "labelstudio":
-        from annotator.interop.labelstudio import to_tasks
+        from annotator.interop.labelstudio_tasks import to_tasks
 
         tasks, result.notes = to_tasks(schema, project_documents(session, project), records,
                                        project_suggestions(session, project))
