@@ -123,7 +123,7 @@ function unitCard(unit) {
   card.addEventListener("mouseenter", () => highlightEdits(unit.edit_ids, true));
   card.addEventListener("mouseleave", () => highlightEdits(unit.edit_ids, false));
   for (const id of unit.edit_ids) card.append(editRow(unit, editById(id)));
-  const disputed = Object.entries(unit.fields).filter(([, v]) => v.status !== "unanimous");
+  const disputed = Object.entries(unit.fields).filter(([, v]) => !["unanimous", "missing"].includes(v.status));
   if (disputed.length) card.append(el("p", { class: "meta" }, "differs: " + disputed.map(([k, v]) => `${k} (${v.status}${v.value !== null ? `, majority ${v.value}` : ""})`).join(", ")));
   if (unit.decision) {
     const d = unit.decision;
