@@ -65,8 +65,12 @@ def import_command(project_name, file, fmt, update, annotator, mappings):
         with database.session() as session:
             project = get_project(session, project_name)
             with tqdm(desc="importing", unit="doc", leave=False) as bar:
+                def progress(done: int, total: int) -> None:
+                    bar.total = total
+                    bar.update(done - bar.n)
+
                 result = import_file(session, project, file, fmt, update=update,
-                                     progress=bar.update)
+                                     progress=progress)
     except ProjectError as exc:
         fail(str(exc))
     except IngestError as exc:
