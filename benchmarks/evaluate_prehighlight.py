@@ -88,6 +88,7 @@ def main() -> None:
     results = [[s.to_dict() for s in suggest(d["source"], d["target"], embedder=embedder, settings=settings)]
                for d in docs]
     kinds_of = {k: {k} for k in KINDS}
+    kinds_of["trailing or leaked"] = {"trailing", "leaked_instruction"}
     kinds_of["loss (either kind)"] = LOSS
     kinds_of["overgeneration (any)"] = {"trailing", "leaked_instruction", "semantic_outlier", "repetition"}
     print(f"{len(docs)} documents, {sum(len(d['problems']) for d in docs)} planted problems")

@@ -162,3 +162,23 @@ def test_cli_rejects_unknown_detector(tmp_path):
     path = _write(tmp_path, [json.dumps({"id": "a", "source": "A.", "target": "A."})])
     result = CliRunner().invoke(align, [path, "--detectors", "trailing,bogus"])
     assert result.exit_code == 2 and "bogus" in result.output
+
+
+def test_repetition_appended_at_the_end_is_trailing_content():
+    from annotator.align import suggest
+    from annotator.align.embeddings import HashingEmbedder
+
+    source = ("Erenumab was given to 120 adults with migraine for 12 weeks. "
+              "Headache days fell by 3.2 per month compared with placebo.")
+    target = ("Adults with migraine got erenumab for 12 weeks. Headache days fell by about "
+              "3 per month. Adults with migraine got erenumab for 12 weeks.")
+    found = suggest(source, target, embedder=HashingEmbedder())
+    tails = [s for s in found if s.kind == "trailing" and s.category == "repetitive"]
+    assert len(tails) == 1
+    start, end = tails[0].target_spans[0]
+    assert target[start:end] == "Adults with migraine got erenumab for 12 weeks."
+    # Repeated in the middle, with aligned text after it: not appended at the end.
+    middle = ("Adults with migraine got erenumab for 12 weeks. Adults with migraine got "
+              "erenumab for 12 weeks. Headache days fell by about 3 per month.")
+    assert not [s for s in suggest(source, middle, embedder=HashingEmbedder())
+                if s.method == "repetition-at-end"]

@@ -217,8 +217,30 @@ def analyse_pair(source: str, target: str, *, sentence_pairs=None, detectors=Non
             out += _trailing(source, target, groups, tgt_sents, unaligned_tgt, settings)
         if wanted & {"deletion", "oversimplification"}:
             out += _losses(source, target, src_sents, sim, groups, unaligned_src, settings, wanted)
+    if "trailing" in wanted and "repetition" in wanted:
+        out += _repetition_at_end(out, groups, settings)
     _categorise(out)
     return sorted(out, key=Suggestion.sort_key), [(tuple(a), tuple(b)) for a, b in groups]
+
+
+def _repetition_at_end(found: list[Suggestion], groups, settings) -> list[Suggestion]:
+    """A repetition with no other aligned text after it was appended after the faithful
+    simplification: trailing content of SimpleOG's "repetitive" category. The exact rule
+    misses it when the repeated words match the source sentence a second time."""
+    covered = [s.target_spans[0] for s in found if s.kind == "trailing"]
+    extra = []
+    for rep in (s for s in found if s.kind == "repetition"):
+        start, end = rep.target_spans[-1]
+        later = [g for g in groups if g[1][0] >= end]
+        if later or end - start < settings.trailing_min_chars:
+            continue
+        if any(c[0] <= start and end <= c[1] for c in covered):
+            continue
+        extra.append(Suggestion(
+            kind="trailing", target_spans=[(start, end)], score=min(1.0, 0.5 + (end - start) / 200),
+            method="repetition-at-end", category="repetitive",
+            explanation=f"{end - start} characters at the end repeat what was already said."))
+    return extra
 
 
 def _losses(source, target, src_sents, sim, groups, unaligned_src, settings, wanted):
