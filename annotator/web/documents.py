@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import contains_eager, joinedload
 
 from annotator.guidelines import GuidelineNotFound, guideline_html
-from annotator.models import Assignment, Document
+from annotator.models import Assignment, Document, TieBreakRequest
 from annotator.projects import project_schema
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
 
@@ -47,8 +47,12 @@ def my_documents():
                   Assignment.id)
         .offset((page - 1) * PAGE_SIZE).limit(PAGE_SIZE)
     ).all()
+    # A third annotator asked to break ties rates only the disputed items, on its own page.
+    tiebreaks = set(db().scalars(select(TieBreakRequest.assignment_id).where(
+        TieBreakRequest.assignment_id.in_([a.id for a in assignments])))) if assignments else set()
     return render_template("my_documents.html", assignments=assignments, counts=counts,
-                           total=total, page=page, pages=max(1, -(-total // PAGE_SIZE)))
+                           total=total, page=page, pages=max(1, -(-total // PAGE_SIZE)),
+                           tiebreaks=tiebreaks)
 
 
 @bp.route("/assignments/<int:assignment_id>")
