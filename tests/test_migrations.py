@@ -40,3 +40,44 @@ def test_sqlite_runs_in_wal_mode_with_foreign_keys(tmp_path):
         assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
         assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
     db.dispose()
+
+
+def test_upgrade_from_the_first_schema_keeps_every_annotation(database_url):
+    """Data written under revision 0001 survives every later migration unchanged."""
+    from sqlalchemy import text
+
+    db = Database(database_url)
+    upgrade(db.engine, "0001")
+    now = "2026-01-01 00:00:00+00:00"
+    statements = [
+        "INSERT INTO users (id, username, password_hash, role, active, created_at) VALUES "
+        "(1, 'ana', 'x', 'annotator', true, :now)",
+        "INSERT INTO projects (id, name, schema_name, schema_yaml, annotators_per_doc, settings, "
+        "created_at, version, updated_at) VALUES (1, 'p', 'infolossqa', 'name: infolossqa', 2, "
+        "'{}', :now, 1, :now)",
+        "INSERT INTO documents (id, project_id, external_id, source, target, meta, "
+        "source_sentences, target_sentences, position, created_at, version, updated_at) VALUES "
+        "(1, 1, 'd1', 'Original text.', 'Simple.', '{}', '[[0, 14]]', '[[0, 7]]', 1, :now, 1, :now)",
+        "INSERT INTO assignments (id, document_id, user_id, status, seconds_spent, created_at, "
+        "version, updated_at) VALUES (1, 1, 1, 'done', 61.5, :now, 3, :now)",
+        "INSERT INTO edits (id, assignment_id, edit_type, fields, created_at, version, updated_at) "
+        "VALUES (1, 1, 'deletion', '{\"question\": \"What?\", \"answer\": \"Text.\"}', :now, 2, :now)",
+        "INSERT INTO spans (id, edit_id, side, start, \"end\") VALUES (1, 1, 'source', 0, 8)",
+        "INSERT INTO ratings (id, assignment_id, level, item, field, value, version, updated_at) "
+        "VALUES (1, 1, 'document', '', 'simple', '\"yes\"', 1, :now)",
+    ]
+    with db.engine.begin() as connection:
+        for statement in statements:
+            connection.execute(text(statement), {"now": now})
+    upgrade(db.engine)
+    with db.engine.connect() as connection:
+        edit = connection.execute(text("SELECT edit_type, fields, version FROM edits")).one()
+        span = connection.execute(text('SELECT side, start, "end" FROM spans')).one()
+        assignment = connection.execute(
+            text("SELECT status, seconds_spent, version FROM assignments")).one()
+        rating = connection.execute(text("SELECT field, value FROM ratings")).one()
+    assert edit[0] == "deletion" and "What?" in str(edit[1]) and edit[2] == 2
+    assert tuple(span) == ("source", 0, 8)
+    assert tuple(assignment) == ("done", 61.5, 3)
+    assert rating[0] == "simple" and "yes" in str(rating[1])
+    db.dispose()
