@@ -41,12 +41,14 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     csrf.init_app(app)
 
     from annotator.web import adjudicate, api, auth, dashboard, documents
+    from annotator.web import evaluation
 
     app.register_blueprint(api.bp)
     app.register_blueprint(auth.bp)
     app.register_blueprint(documents.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(adjudicate.bp)
+    app.register_blueprint(evaluation.bp)
 
     @app.teardown_appcontext
     def close_session(_exc):

@@ -1,0 +1,176 @@
+"""Importing QA pairs into an evaluation project.
+
+- Model predictions: an InfoLossQA-shaped questions file (JSON array, or JSONL with one
+  object a line): ``{"id", "document_id", "model" (or "annotator"), "category"
+  (omission|concept|deletion|oversimplification), "question", "answer", "input_idx",
+  "output_idx"}`` with optional ``evidence`` / ``rationale`` snippets instead of offsets
+  and an optional ``section``. The documents must be in the project already.
+- References: ``gold.jsonl`` of a release (each gold edit with a question becomes one
+  reference QA of the document with the same id).
+
+A record whose spans do not occur in the texts is stored with ``valid = False`` and its
+reason, and listed in the returned report (the published analysis flagged such outputs
+rather than dropping them); it is never sampled or mined. Structural problems (missing
+question, unknown document, malformed offsets) abort the whole file, nothing written.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from annotator import audit
+from annotator.evaluation.sections import section_at
+from annotator.ingest.readers import IngestError, Problem
+from annotator.interop.infolossqa import _invalid_spans
+from annotator.interop.records import load_json_array, record_id, span_pairs
+from annotator.models import Document, EvalQAItem, Project
+
+CATEGORIES = {"omission": "deletion", "deletion": "deletion",
+              "concept": "oversimplification", "oversimplification": "oversimplification"}
+
+
+@dataclass
+class QAImportReport:
+    stored: int = 0
+    invalid: list[dict] = field(default_factory=list)
+    models: dict[str, int] = field(default_factory=dict)
+
+
+def _rows(path: Path) -> list[tuple[int, object]]:
+    if path.suffix == ".jsonl":
+        rows = []
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if line.strip():
+                try:
+                    rows.append((n, json.loads(line)))
+                except json.JSONDecodeError as exc:
+                    raise IngestError([Problem(str(path), n, None, f"not valid JSON ({exc.msg})")])
+        return rows
+    return load_json_array(path)
+
+
+def _documents(session: Session, project: Project) -> dict[str, Document]:
+    return {d.external_id: d for d in session.scalars(
+        select(Document).where(Document.project_id == project.id))}
+
+
+def _section(row: dict, document: Document, evidence: list) -> str:
+    if isinstance(row.get("section"), str) and row["section"].strip():
+        return row["section"].strip().lower()[:64]
+    return section_at(document.source, evidence[0][0] if evidence else None)
+
+
+def import_predictions(session: Session, project: Project, path: Path, *,
+                       model: str | None = None, user_id: int | None = None) -> QAImportReport:
+    name = str(path)
+    documents = _documents(session, project)
+    problems: list[Problem] = []
+    items: list[EvalQAItem] = []
+    report = QAImportReport()
+    position = session.scalar(select(EvalQAItem.position).where(
+        EvalQAItem.project_id == project.id).order_by(EvalQAItem.position.desc())) or 0
+    for line, row in _rows(path):
+        if not isinstance(row, dict):
+            problems.append(Problem(name, line, None, "expected a QA object"))
+            continue
+        before = len(problems)
+        doc_id = record_id(row, "document_id", name, line, problems)
+        who = row.get("model") or row.get("annotator") or model
+        if not isinstance(who, str) or not who.strip():
+            problems.append(Problem(name, line, "model", "no model name: give 'model' or "
+                                                         "pass --model NAME"))
+        category = CATEGORIES.get(row.get("category"))
+        if category is None:
+            problems.append(Problem(name, line, "category", f"unknown category "
+                                    f"{row.get('category')!r}: omission or concept"))
+        for key in ("question", "answer"):
+            if not isinstance(row.get(key), str) or not row[key].strip():
+                problems.append(Problem(name, line, key, "required: a non-empty string"))
+        spans = (span_pairs(row.get("input_idx"), "source", "input_idx", name, line, problems)
+                 + span_pairs(row.get("output_idx"), "target", "output_idx", name, line,
+                              problems))
+        if len(problems) > before:
+            continue
+        document = documents.get(doc_id)
+        if document is None:
+            problems.append(Problem(name, line, "document_id",
+                                    f"document {doc_id!r} is not in project {project.name!r}"))
+            continue
+        reason = _invalid_spans(row, spans, {"source": document.source,
+                                             "target": document.target})
+        evidence = [[s.start, s.end] for s in spans if s.side == "source"]
+        rationale = [[s.start, s.end] for s in spans if s.side == "target"]
+        position += 1
+        item = EvalQAItem(
+            project_id=project.id, document_id=document.id, origin="model",
+            model=who.strip()[:120], external_id=str(row["id"])[:200] if row.get("id") else None,
+            category=category, question=row["question"].strip(), answer=row["answer"].strip(),
+            evidence_spans=[] if reason else evidence, rationale_spans=[] if reason else rationale,
+            section=_section(row, document, [] if reason else evidence), valid=reason is None,
+            problem=None if reason is None else f"{reason[0]}: {reason[1]}", position=position)
+        items.append(item)
+        if reason:
+            report.invalid.append({"file": name, "line": line, "id": row.get("id"),
+                                   "document_id": doc_id, "model": item.model,
+                                   "field": reason[0], "reason": reason[1]})
+    if problems:
+        raise IngestError(sorted(problems, key=lambda p: (p.file, p.line or 0)))
+    session.add_all(items)
+    session.flush()
+    for item in items:
+        report.models[item.model] = report.models.get(item.model, 0) + 1
+    report.stored = len(items)
+    audit.record(session, "evaluation.qa_imported", user_id=user_id, project_id=project.id,
+                 object_type="project", object_id=project.id, file=name, stored=report.stored,
+                 invalid=report.invalid)
+    return report
+
+
+def import_references(session: Session, project: Project, gold_path: Path, *,
+                      name: str = "reference", user_id: int | None = None) -> QAImportReport:
+    """Reference QAs from a release's gold.jsonl (gold edits with a question)."""
+    documents = _documents(session, project)
+    report = QAImportReport()
+    problems = []
+    items = []
+    for line, text in enumerate(gold_path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not text.strip():
+            continue
+        record = json.loads(text)
+        document = documents.get(str(record.get("id")))
+        if document is None:
+            problems.append(Problem(str(gold_path), line, "id", f"document {record.get('id')!r}"
+                                    f" is not in project {project.name!r}"))
+            continue
+        for k, edit in enumerate(record.get("edits", [])):
+            fields = edit.get("fields", {})
+            if not fields.get("question"):
+                continue
+            spans = edit.get("spans", {})
+            evidence, rationale = spans.get("source", []), spans.get("target", [])
+            bad = [s for s, text_ in ((evidence, document.source), (rationale, document.target))
+                   for a, b in s if not 0 <= a < b <= len(text_)]
+            items.append(EvalQAItem(
+                project_id=project.id, document_id=document.id, origin="reference", model=name,
+                external_id=f"{document.external_id}/gold/{k + 1}",
+                category=CATEGORIES.get(edit.get("edit_type"), edit.get("edit_type", "")),
+                question=str(fields["question"]), answer=str(fields.get("answer", "")),
+                evidence_spans=evidence, rationale_spans=rationale,
+                section=section_at(document.source, evidence[0][0] if evidence else None),
+                valid=not bad, problem="span outside the text" if bad else None,
+                position=len(items) + 1))
+    if problems:
+        raise IngestError(problems)
+    session.add_all(items)
+    session.flush()
+    report.stored = len(items)
+    report.models[name] = len(items)
+    audit.record(session, "evaluation.references_imported", user_id=user_id,
+                 project_id=project.id, object_type="project", object_id=project.id,
+                 file=str(gold_path), stored=report.stored)
+    return report

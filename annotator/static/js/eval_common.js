@@ -1,0 +1,113 @@
+// Shared by the evaluation pages: load the payload, render texts with highlights (text
+// nodes only: model output is untrusted), save ratings through the annotation API, mark done.
+
+import { api, request } from "./api.js";
+import { el } from "./edit_form.js";
+
+export { el };
+
+/** Load the page's payload; returns ctx with state, save(), locked(). */
+export async function boot() {
+  const root = document.getElementById("eval");
+  const id = Number(root.dataset.assignment);
+  const data = await request("GET", `/eval/api/assignments/${id}`);
+  const ratings = new Map(data.ratings.map((r) => [`${r.level}|${r.item}|${r.field}`, r]));
+  const saveState = document.getElementById("save-state");
+  const statusEl = document.getElementById("status");
+  const ctx = { id, data, ratings, pending: 0 };
+  ctx.locked = () => data.read_only || data.assignment.status === "done";
+  ctx.rating = (level, item, field) => ratings.get(`${level}|${item}|${field}`);
+  ctx.setAssignment = (a) => {
+    data.assignment = { ...data.assignment, ...a };
+    statusEl.className = `status ${a.status}`;
+    statusEl.textContent = a.status.replace("_", " ");
+  };
+  ctx.save = async (level, item, field, value, rationale) => {
+    const key = `${level}|${item}|${field}`;
+    const current = ratings.get(key);
+    ctx.pending += 1;
+    saveState.textContent = "Saving…";
+    saveState.dataset.state = "saving";
+    try {
+      const body = { level, item, field, value, version: current ? current.version : null };
+      if (rationale !== undefined) body.rationale = rationale;
+      const result = await api.rate(id, body);
+      ratings.set(key, result.rating);
+      ctx.setAssignment(result.assignment);
+      saveState.textContent = "All changes saved";
+      saveState.dataset.state = "saved";
+    } catch (err) {
+      saveState.textContent = `Not saved: ${err.message}`;
+      saveState.dataset.state = "error";
+    } finally {
+      ctx.pending -= 1;
+    }
+  };
+  const done = document.getElementById("btn-done");
+  const missing = document.getElementById("missing");
+  done.hidden = data.read_only || data.assignment.status === "done" || (data.tiebreak || []).length > 0;
+  done.addEventListener("click", async () => {
+    try {
+      const result = await request("POST", `/eval/api/assignments/${id}/status`,
+        { status: "done", version: data.assignment.version });
+      ctx.setAssignment(result.assignment);
+      missing.hidden = true;
+      done.hidden = true;
+      ctx.onLock?.();
+    } catch (err) {
+      const list = (err.data && err.data.missing) || [];
+      missing.replaceChildren(el("strong", {}, err.message),
+        el("ul", {}, list.slice(0, 12).map((m) => el("li", {}, m.message))));
+      missing.hidden = false;
+    }
+  });
+  return ctx;
+}
+
+/** Render `text` into `node`, wrapping code-point ranges [[s, e, cls], ...] in <mark>. */
+export function renderHighlighted(node, text, ranges) {
+  const cps = Array.from(text);
+  const marks = [...ranges].sort((a, b) => a[0] - b[0]);
+  const parts = [];
+  let pos = 0;
+  for (const [s, e, cls] of marks) {
+    if (s < pos) continue; // overlapping: keep the first
+    if (s > pos) parts.push(document.createTextNode(cps.slice(pos, s).join("")));
+    parts.push(el("mark", { class: cls }, cps.slice(s, e).join("")));
+    pos = e;
+  }
+  if (pos < cps.length) parts.push(document.createTextNode(cps.slice(pos).join("")));
+  node.replaceChildren(...parts);
+  node.querySelector("mark")?.scrollIntoView({ block: "nearest" });
+}
+
+/** The text of code-point ranges, joined with " … ". */
+export function snippet(text, spans) {
+  const cps = Array.from(text);
+  return spans.map(([s, e]) => cps.slice(s, e).join("")).join(" … ");
+}
+
+/** A radio group for one rating field. */
+export function radios(spec, name, current, disabled, onChange) {
+  return el("span", { class: "seg-control", role: "radiogroup", "aria-label": spec.label },
+    spec.options.map((o) => {
+      const input = el("input", { type: "radio", name, value: String(o.value), checked: current === o.value, disabled });
+      input.addEventListener("change", () => onChange(o.value));
+      return el("label", { title: o.label }, input, el("span", {}, o.label));
+    }));
+}
+
+/** Previous / next navigation over `count` items; calls show(i). */
+export function pager(count, show) {
+  let index = 0;
+  const pos = document.getElementById("item-pos");
+  const go = (i) => {
+    index = Math.max(0, Math.min(count - 1, i));
+    pos.textContent = count ? `Item ${index + 1} of ${count}` : "Nothing to rate";
+    if (count) show(index);
+  };
+  document.getElementById("prev").addEventListener("click", () => go(index - 1));
+  document.getElementById("next").addEventListener("click", () => go(index + 1));
+  go(0);
+  return { go, current: () => index };
+}

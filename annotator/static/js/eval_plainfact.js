@@ -1,0 +1,56 @@
+// PlainFact sentence typing: per simplified sentence its type, functional role and the
+// original sentences it comes from (or "external"), the alignment pre-filled as a
+// suggestion. A third annotator (tie-break) sees only the items routed to them.
+
+import { boot, el, radios, renderHighlighted } from "./eval_common.js";
+
+const ctx = await boot();
+const { data } = ctx;
+const specs = Object.fromEntries(data.schema.ratings.map((r) => [r.name, r]));
+const tiebreak = new Set(data.tiebreak);
+const wanted = (i, field) => !tiebreak.size || tiebreak.has(`sentence|${i}|${field}`);
+const doc = data.document;
+const cut = (text, [s, e]) => Array.from(text).slice(s, e).join("");
+
+// The original as numbered sentences, so relation numbers are easy to read.
+document.getElementById("text-source").replaceChildren(...doc.source_sentences.map((span, i) =>
+  el("p", { class: "numbered", dataset: { number: i + 1 } }, el("span", { class: "num" }, `${i + 1}`), cut(doc.source, span))));
+renderHighlighted(document.getElementById("text-target"), doc.target, []);
+
+function relationBox(i) {
+  const saved = ctx.rating("sentence", String(i), "relation");
+  const suggested = data.suggestions[i];
+  const value = new Set(saved ? saved.value : suggested);
+  const box = el("div", { class: "relation", dataset: { suggested: saved ? "false" : "true" } });
+  const choices = ["external", ...doc.source_sentences.map((_, k) => k + 1)];
+  const commit = () => {
+    box.dataset.suggested = "false";
+    ctx.save("sentence", String(i), "relation", choices.filter((c) => value.has(c)));
+  };
+  box.append(el("span", { class: "criterion-label" }, "Relation"), ...choices.map((c) => {
+    const input = el("input", { type: "checkbox", value: String(c), checked: value.has(c), disabled: ctx.locked() });
+    input.addEventListener("change", () => { input.checked ? value.add(c) : value.delete(c); commit(); });
+    return el("label", { class: "rel-choice" }, input, el("span", {}, String(c)));
+  }));
+  if (!saved && !ctx.locked()) {
+    const accept = el("button", { type: "button", class: "small accept" }, "Confirm suggestion");
+    accept.addEventListener("click", () => { commit(); accept.remove(); });
+    box.append(el("span", { class: "muted small" }, " suggested "), accept);
+  }
+  return box;
+}
+
+const rows = doc.target_sentences.map((span, i) => {
+  const row = el("div", { class: "pf-row", dataset: { sentence: i } },
+    el("p", { class: "pf-text" }, el("span", { class: "num" }, `${i + 1}`), cut(doc.target, span)));
+  for (const field of ["type", "role"]) {
+    if (!wanted(i, field)) continue;
+    row.append(el("div", { class: "criterion", dataset: { field } }, el("span", { class: "criterion-label" }, specs[field].label),
+      radios(specs[field], `${field}-${i}`, ctx.rating("sentence", String(i), field)?.value, ctx.locked(),
+        (value) => ctx.save("sentence", String(i), field, value))));
+  }
+  if (wanted(i, "relation")) row.append(relationBox(i));
+  return row.childElementCount > 1 ? row : null;
+}).filter(Boolean);
+document.getElementById("sentences").replaceChildren(...rows);
+window.evalPage = ctx;
