@@ -26,6 +26,8 @@ COMMANDS = {
     "export": ("annotator.commands.interop", "export"),
     "adjudicate": ("annotator.commands.adjudicate", "adjudicate"),
     "release": ("annotator.commands.release", "release"),
+    "eval": ("annotator.commands.evaluation", "eval_group"),
+    "results": ("annotator.commands.evaluation", "results"),
 }
 
 

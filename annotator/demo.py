@@ -1,4 +1,4 @@
-"""The demo: three small projects (one per built-in schema) on the embedded defaults.
+"""The demo: small projects (one per built-in schema) on the embedded defaults.
 
 The texts are invented trial abstracts written for this project, with planted problems
 recorded in ``demo_data/infolossqa_demo_planted.json``.
@@ -26,6 +26,10 @@ DEMO_PROJECTS = (
     ("demo-infoloss", "infolossqa", "infolossqa_demo.jsonl"),
     ("demo-overgeneration", "overgeneration", "overgeneration_demo.jsonl"),
     ("demo-factuality", "factuality", "factuality_demo.jsonl"),
+    ("demo-qa-quality", "qa-quality", "eval_demo.jsonl"),
+    ("demo-qa-recall", "qa-recall", "eval_demo.jsonl"),
+    ("demo-plaba", "plaba", "plaba_demo.jsonl"),
+    ("demo-plainfact", "plainfact", "eval_demo.jsonl"),
 )
 
 
@@ -41,5 +45,8 @@ def create_demo(session: Session) -> list[str]:
             continue
         project = create_project(session, name, schema, leads=[users["lee"]])
         import_file(session, project, demo_data_dir() / data_file)
+        from annotator.evaluation.demo import prepare
+
+        prepare(session, project, demo_data_dir())  # evaluation projects: QA items, ...
         assign_documents(session, project, ["ana", "ben"])
     return names

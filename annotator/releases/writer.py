@@ -8,6 +8,7 @@ Contents of ``<exports>/<project>/<V>/``:
 - ``agreement.json`` / ``agreement.html`` the agreement report of those documents computed
   on the annotators' own (pre-adjudication) work, without embeddings (deterministic);
 - ``schema.yaml`` and ``guideline.md`` exactly as the project used them;
+- ``results/`` (evaluation projects) the mode's results as JSON and CSV;
 - ``MANIFEST.json`` counts, tool version, notes, excluded documents with reasons, and the
   sha256 and size of every other file.
 
@@ -106,6 +107,9 @@ def _files(session, project, released, records, bootstrap, seed) -> dict[str, by
 
     files["agreement.json"] = json_text(report)
     files["agreement.html"] = render_html(stable(report))
+    from annotator.releases.results import results_files
+
+    files.update(results_files(session, project))  # evaluation projects only
     return {k: v.encode("utf-8") if isinstance(v, str) else v for k, v in files.items()}
 
 

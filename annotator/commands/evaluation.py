@@ -1,0 +1,175 @@
+"""Evaluation commands: `annotator eval import-qa|import-references|sample|assign|
+mine-recall|calibrate|route` and `annotator results PROJECT --format csv|json`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from annotator.commands import fail, open_database
+from annotator.projects import ProjectError, get_project
+
+
+def _project(session, name):
+    try:
+        return get_project(session, name)
+    except ProjectError as exc:
+        fail(str(exc))
+
+
+@click.group("eval")
+def eval_group():
+    """Evaluation modes: QA quality, QA recall, PLABA, PlainFact."""
+
+
+@eval_group.command("import-qa")
+@click.argument("project_name", metavar="PROJECT")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--model", default=None, help="Model name for records without 'model'.")
+def import_qa(project_name, path, model):
+    """Model-generated QA pairs (InfoLossQA-shaped JSON array or JSONL). Records whose
+    spans do not occur in the texts are stored as invalid and listed."""
+    from annotator.evaluation.qa_import import import_predictions
+    from annotator.ingest.readers import IngestError
+
+    with open_database().session() as session:
+        try:
+            report = import_predictions(session, _project(session, project_name), path,
+                                        model=model)
+        except IngestError as exc:
+            click.echo(str(exc), err=True)
+            raise SystemExit(2)
+    click.echo(f"stored {report.stored} QA pair(s): " + ", ".join(
+        f"{m} {n}" for m, n in sorted(report.models.items())))
+    for bad in report.invalid:
+        click.echo(f"  invalid {bad['file']}:{bad['line']} ({bad['model']}): {bad['reason']}")
+
+
+@eval_group.command("import-references")
+@click.argument("project_name", metavar="PROJECT")
+@click.argument("gold", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--name", default="reference", show_default=True)
+def import_refs(project_name, gold, name):
+    """Reference QAs from a release's gold.jsonl."""
+    from annotator.evaluation.qa_import import import_references
+    from annotator.ingest.readers import IngestError
+
+    with open_database().session() as session:
+        try:
+            report = import_references(session, _project(session, project_name), gold,
+                                       name=name)
+        except IngestError as exc:
+            click.echo(str(exc), err=True)
+            raise SystemExit(2)
+    click.echo(f"stored {report.stored} reference QA pair(s)")
+
+
+@eval_group.command("sample")
+@click.argument("project_name", metavar="PROJECT")
+@click.option("--per-model", "per_model", type=click.IntRange(1), required=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+def sample(project_name, per_model, seed):
+    """Stratified sample of N valid QA pairs per model (section shares kept)."""
+    from annotator.evaluation.store import draw_sample
+
+    with open_database().session() as session:
+        chosen = draw_sample(session, _project(session, project_name), per_model, seed)
+    click.echo(f"sampled {len(chosen)} QA pair(s)")
+
+
+@eval_group.command("assign")
+@click.argument("project_name", metavar="PROJECT")
+@click.option("--annotators", default=None, help="Comma-separated usernames.")
+@click.option("--per-item", "per_item", type=click.IntRange(1), default=2, show_default=True)
+def assign(project_name, annotators, per_item):
+    """Give each document with items to rate to N raters (balanced by items)."""
+    from annotator.assignment import AssignmentError
+    from annotator.evaluation.store import assign_items
+
+    with open_database().session() as session:
+        try:
+            created = assign_items(session, _project(session, project_name),
+                                   annotators.split(",") if annotators else None, per_item)
+        except AssignmentError as exc:
+            fail(str(exc))
+    click.echo(f"created {created} assignment(s)")
+
+
+@eval_group.command("mine-recall")
+@click.argument("project_name", metavar="PROJECT")
+@click.option("--threshold", type=float, default=0.65, show_default=True)
+@click.option("--hashing", is_flag=True, help="Word-hashing embeddings instead of the model "
+              "(quick checks only).")
+def mine_recall(project_name, threshold, hashing):
+    """Candidate (reference, model QA) pairs with cosine similarity above T."""
+    from annotator.align.embeddings import HashingEmbedder, default_embedder
+    from annotator.evaluation.store import mine_recall as mine
+
+    embedder = HashingEmbedder() if hashing else default_embedder()
+    with open_database().session() as session:
+        summary = mine(session, _project(session, project_name), embedder, threshold)
+    click.echo(f"{summary['candidates']} of {summary['pairs']} pairs above {threshold}: "
+               f"{(summary['saved'] or 0) * 100:.1f}% of comparisons saved")
+
+
+@eval_group.command("calibrate")
+@click.argument("project_name", metavar="PROJECT")
+@click.option("--bins", type=click.IntRange(1), default=5, show_default=True)
+@click.option("--per-bin", "per_bin", type=click.IntRange(1), default=4, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+def calibrate(project_name, bins, per_bin, seed):
+    """Print a calibration sample of pairs spread evenly over similarity bins (JSON lines);
+    mark them as candidates so raters compare them."""
+    from annotator.evaluation.recall import calibration_sample
+    from annotator.evaluation.store import recall_pairs
+    from annotator.models import EvalRecallPair
+
+    with open_database().session() as session:
+        project = _project(session, project_name)
+        pairs = recall_pairs(session, project, candidates_only=False)
+        chosen = calibration_sample([(p.id, p.similarity) for p in pairs], bins, per_bin, seed)
+        for entry in chosen:
+            session.get(EvalRecallPair, entry["id"]).candidate = True
+            click.echo(json.dumps(entry))
+
+
+@eval_group.command("route")
+@click.argument("project_name", metavar="PROJECT")
+@click.option("--annotator", default=None, help="The third annotator (default: least loaded).")
+def route(project_name, annotator):
+    """PlainFact: send disagreements of finished documents to a third annotator."""
+    from annotator.adjudication.decisions import AdjudicationError
+    from annotator.evaluation.tiebreak import route_disagreements
+
+    with open_database().session() as session:
+        try:
+            routed = route_disagreements(session, _project(session, project_name), None,
+                                         annotator)
+        except AdjudicationError as exc:
+            fail(str(exc))
+    click.echo(f"routed {sum(routed.values())} item(s) in {len(routed)} document(s)")
+
+
+@click.command("results")
+@click.argument("project_name", metavar="PROJECT")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json",
+              show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None)
+def results(project_name, fmt, out):
+    """Results of an evaluation project (agreement and result tables) as JSON or CSV."""
+    from annotator.evaluation.export import results_csv, results_json
+    from annotator.evaluation.results import NotAnEvaluationProject, project_results
+
+    with open_database().session() as session:
+        try:
+            data = project_results(session, _project(session, project_name))
+        except NotAnEvaluationProject as exc:
+            fail(str(exc))
+    text = results_json(data) if fmt == "json" else results_csv(data)
+    if out:
+        out.write_text(text, encoding="utf-8")
+        click.echo(f"written to {out}")
+    else:
+        click.echo(text, nl=False)

@@ -1,0 +1,17 @@
+"""Release hook: an evaluation project's results (``results/results.json`` and
+``results/results.csv``) go into its release. Computed over the whole project, without
+embeddings or randomness, serialised byte-stably, so releases stay deterministic."""
+
+from __future__ import annotations
+
+
+def results_files(session, project) -> dict[str, str]:
+    from annotator.evaluation import mode_of
+
+    if mode_of(project.schema_name) is None:
+        return {}
+    from annotator.evaluation.export import results_csv, results_json
+    from annotator.evaluation.results import project_results
+
+    data = project_results(session, project)
+    return {"results/results.json": results_json(data), "results/results.csv": results_csv(data)}
