@@ -1,0 +1,171 @@
+"""Evaluation modes through the database, the API and the commands: import with invalid
+records flagged, sample, assignment, ratings via the API, "done" rules, results, exports
+and the release hook."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+from sqlalchemy import select
+
+from annotator.cli import main
+from annotator.evaluation.qa_import import import_predictions, import_references
+from annotator.evaluation.results import project_results
+from annotator.evaluation.store import assign_items, draw_sample, mine_recall
+from annotator.models import Assignment, EvalQAItem, EvalRecallPair, User
+from annotator.projects import create_project
+from annotator.resources import demo_data_dir
+from tests.conftest import csrf_token, login
+
+
+def _project(session, users, name, schema):
+    from annotator.ingest import import_file
+
+    project = create_project(session, name, schema, leads=[session.get(User, users["lee"])])
+    import_file(session, project, demo_data_dir() / "eval_demo.jsonl")
+    return project
+
+
+def test_import_flags_invalid_spans_then_samples_and_assigns(database, users):
+    with database.session() as session:
+        project = _project(session, users, "qa", "qa-quality")
+        report = import_predictions(session, project, demo_data_dir() / "qa_demo_predictions.json")
+        assert report.stored == 11 and report.models == {"model-a": 5, "model-b": 6}
+        assert len(report.invalid) == 1 and "does not occur" in report.invalid[0]["reason"]
+        bad = session.scalar(select(EvalQAItem).where(EvalQAItem.valid.is_(False)))
+        assert bad.question == "What was the dose of the calls?" and bad.problem
+        chosen = draw_sample(session, project, per_model=2, seed=0)
+        assert len(chosen) == 4 and bad.id not in chosen
+        assert chosen == draw_sample(session, project, per_model=2, seed=0)
+        created = assign_items(session, project, ["ana", "ben"])
+        docs = {i.document_id for i in session.scalars(select(EvalQAItem).where(
+            EvalQAItem.sampled.is_(True)))}
+        assert created == 2 * len(docs)
+
+
+def _rate_all(client, assignment_id, items, token, value="good", rationale=None):
+    versions = {(r["item"], r["field"]): r["version"] for r in client.get(
+        f"/eval/api/assignments/{assignment_id}").get_json()["ratings"]}
+    for item in items:
+        for field, v in (("givenness", value), ("localization", "good"), ("jargon", "none"),
+                         ("standalone", "yes"), ("answerable_original", "single"),
+                         ("answerable_simplification", "not"), ("answer_accuracy", "yes"),
+                         ("evidence_accuracy", "yes"), ("hallucination", "none")):
+            r = client.put(f"/api/assignments/{assignment_id}/ratings", headers={
+                "X-CSRFToken": token}, json={"level": "qa", "item": str(item), "field": field,
+                                             "value": v, "rationale": rationale,
+                                             "version": versions.get((str(item), field))})
+            assert r.status_code == 200, r.get_json()
+
+
+def test_rating_page_payload_done_rule_and_results(app, client, database, users):
+    with database.session() as session:
+        project = _project(session, users, "qa", "qa-quality")
+        import_predictions(session, project, demo_data_dir() / "qa_demo_predictions.json")
+        draw_sample(session, project, per_model=1, seed=3)
+        assign_items(session, project, ["ana", "ben"])
+        pid = project.id
+        mine = session.scalars(select(Assignment).join(User).where(User.username == "ana")
+                               ).first()
+        aid, doc = mine.id, mine.document_id
+    login(client, "ana")
+    assert client.get(f"/assignments/{aid}").headers["Location"].endswith(
+        f"/eval/assignments/{aid}")
+    data = client.get(f"/eval/api/assignments/{aid}").get_json()
+    assert data["mode"] == "qa-quality" and data["items"]
+    assert "model" not in data["items"][0]  # raters judge blind to the system
+    items = [i["id"] for i in data["items"]]
+    token = csrf_token(client, f"/eval/assignments/{aid}")
+    status = lambda: client.post(f"/eval/api/assignments/{aid}/status",  # noqa: E731
+                                 headers={"X-CSRFToken": token},
+                                 json={"status": "done", "version": version()})
+    version = lambda: client.get(f"/eval/api/assignments/{aid}").get_json()[  # noqa: E731
+        "assignment"]["version"]
+    assert client.post(f"/eval/api/assignments/{aid}/status", json={"status": "done"}
+                       ).status_code == 400  # no CSRF header: refused
+    _rate_all(client, aid, items, token, value="bad")
+    refused = status()
+    assert refused.status_code == 422
+    assert "give a rationale" in refused.get_json()["missing"][0]["message"]
+    _rate_all(client, aid, items, token, value="bad", rationale="uses 'ferritin', not in the text")
+    assert status().status_code == 200
+    login(client, "lee")
+    page = client.get(f"/eval/projects/{pid}/results").get_data(as_text=True)
+    assert "Randolph" in page and "model-" in page
+    with database.session() as session:
+        from annotator.models import Project
+        r = project_results(session, session.get(Project, pid))
+    model = next(m for m in r["results"]["models"])
+    assert r["results"]["by_model"][model]["givenness"]["good"] == 0.0
+    assert r["items"]["model-b"]["invalid"] == 1
+    csv_text = client.get(f"/eval/projects/{pid}/results.csv").get_data(as_text=True)
+    assert csv_text.startswith("key,value\n") and "agreement.givenness.k,2" in csv_text
+    assert doc
+
+
+def test_recall_mining_results_and_command(env, database, users, tmp_path):
+    from annotator.align.embeddings import HashingEmbedder
+
+    with database.session() as session:
+        project = _project(session, users, "rc", "qa-recall")
+        import_predictions(session, project, demo_data_dir() / "qa_demo_predictions.json")
+        refs = import_references(session, project, demo_data_dir() / "qa_recall_demo_gold.jsonl")
+        assert refs.stored == 4
+        summary = mine_recall(session, project, HashingEmbedder(), threshold=0.2)
+        pairs = session.scalars(select(EvalRecallPair)).all()
+        # 4 references x the valid model QAs of their document: 2x4 + 1x4 + 1x2 = 14 pairs
+        assert summary["pairs"] == len(pairs) == 14
+        assert summary["saved"] == 1 - summary["candidates"] / 14
+        assign_items(session, project, ["ana", "ben"])
+        a = session.scalars(select(Assignment)).first()
+        pair = next(p for p in pairs if p.candidate and p.document_id == a.document_id)
+        from annotator.annotations import set_rating
+        set_rating(session, a, {"level": "qa", "item": f"p{pair.id}", "field": "recall",
+                                "value": "fully"}, a.user_id)
+        r = project_results(session, project)
+        assert r["recall"]["overall"]["fully"] == 0.25  # one of four references
+        assert r["mining"]["pairs"] == 14
+    out = CliRunner().invoke(main, ["results", "rc", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["recall"]["overall"]["fully"] == 0.25
+
+
+def test_plaba_results_and_release_carries_them(env, database, users, config):
+    from annotator.adjudication.decisions import complete
+    from annotator.annotations import set_rating
+    from annotator.ingest import import_file
+    from annotator.assignment import assign_documents
+    from annotator.releases import cut_release
+
+    with database.session() as session:
+        project = create_project(session, "pl", "plaba", leads=[session.get(User, users["lee"])])
+        import_file(session, project, demo_data_dir() / "plaba_demo.jsonl")
+        assign_documents(session, project, ["ana", "ben"])
+        for a in session.scalars(select(Assignment)):
+            for i in range(len(a.document.target_sentences)):
+                for axis in ("SIM", "ACC", "COM", "BRV"):
+                    set_rating(session, a, {"level": "sentence", "item": str(i), "field": axis,
+                                            "value": 1 if a.user.username == "ana" else 0},
+                               a.user_id)
+            a.status = "done"
+        r = project_results(session, project)
+        # ana always 1, ben always 0: mean 0.5 -> 75 on every axis, FIN 75
+        assert r["scores"]["all"]["FIN"] == 75.0 and r["scores"]["model-a"]["SIM"] == 75.0
+        from annotator.adjudication.ratings import apply_rating_rules
+        from annotator.models import Document
+        lee = session.get(User, users["lee"])
+        docs = session.scalars(select(Document).where(Document.project_id == project.id)).all()
+        for d in docs:
+            apply_rating_rules(session, d, lee)
+            for key in [i.key for i in __import__("annotator.adjudication.ratings", fromlist=[
+                    "rating_items"]).rating_items(session, d) if i.gold is None]:
+                from annotator.adjudication.ratings import resolve_rating
+                resolve_rating(session, d, key, 1, lee)
+            complete(session, d, lee)
+        manifest = cut_release(session, project, "v1", exports_path=config.exports_path,
+                               bootstrap=0)
+    assert "results/results.json" in manifest["files"]
+    folder = config.exports_path / "pl" / "v1"
+    assert json.loads((folder / "results" / "results.json").read_text())["scores"]["all"][
+        "FIN"] == 75.0
