@@ -1,0 +1,196 @@
+"""Each evaluation mode end to end in Debian's Chromium: rate a generated QA pair, compare
+a reference with a model QA, score PLABA axes, type PlainFact sentences. Screenshots go
+to test-artifacts/ and docs/screenshots/."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from sqlalchemy import select
+
+from annotator.demo import create_demo
+from annotator.models import Assignment, Document, EvalQAItem, Project, Rating, User
+from annotator.demo import DEMO_USERS
+from tests.conftest import ARTIFACTS, browser_login
+
+PASSWORDS = {name: password for name, _, password in DEMO_USERS}
+
+pytestmark = pytest.mark.browser
+PAYLOAD = "<img src=x onerror=\"window.__pwned = 1\">"
+
+
+@pytest.fixture
+def demo(app, database):
+    with database.session() as session:
+        create_demo(session)
+        return {p.name: p.id for p in session.scalars(select(Project))}
+
+
+def _assignment(database, project_id, username, need=None):
+    with database.session() as session:
+        rows = session.scalars(select(Assignment).join(Document).join(User).where(
+            Document.project_id == project_id, User.username == username)
+            .order_by(Assignment.id)).all()
+        for a in rows:
+            if need is None or need(session, a):
+                return a.id, a.document_id
+    raise AssertionError("no assignment")
+
+
+def _ratings(database, assignment_id):
+    with database.session() as session:
+        return {(r.item, r.field): (r.value, r.rationale) for r in session.scalars(
+            select(Rating).where(Rating.assignment_id == assignment_id))}
+
+
+def _shot(page, name):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=False)
+    shutil.copy(ARTIFACTS / name, ARTIFACTS.parent / "docs" / "screenshots" / name)
+
+
+def _settle(page):
+    page.wait_for_function("() => window.evalPage && window.evalPage.pending === 0")
+
+
+def _pick(page, field, value):
+    page.locator(f".criterion[data-field={field}] label:has(input[value='{value}'])").click()
+    _settle(page)
+
+
+def test_rate_a_generated_qa_pair(demo, database, live_server, page):
+    pid = demo["demo-qa-quality"]
+    aid, doc = _assignment(database, pid, "ana", lambda s, a: s.scalar(select(EvalQAItem.id).where(
+        EvalQAItem.document_id == a.document_id, EvalQAItem.sampled.is_(True))))
+    with database.session() as session:
+        items = session.scalars(select(EvalQAItem).where(EvalQAItem.document_id == doc,
+                                EvalQAItem.sampled.is_(True)).order_by(EvalQAItem.id)).all()
+        items[0].answer += " " + PAYLOAD  # untrusted model output
+        first = items[0]
+        evidence = session.get(Document, doc).source[slice(*first.evidence_spans[0])]
+        count = len(items)
+    browser_login(page, live_server, "ana", PASSWORDS["ana"])
+    page.goto(f"{live_server}/assignments/{aid}")
+    page.locator("#criteria .criterion").first.wait_for()
+    assert page.locator("#text-source mark.hl-evidence").first.inner_text() == evidence
+    assert PAYLOAD in page.locator("#qa-card").inner_text()
+    assert page.evaluate("window.__pwned") is None
+    for n in range(count):
+        _pick(page, "givenness", "bad" if n == 0 else "good")
+        for field, value in (("localization", "good"), ("jargon", "none"), ("standalone", "yes"),
+                             ("answerable_original", "single"),
+                             ("answerable_simplification", "not"), ("answer_accuracy", "yes"),
+                             ("evidence_accuracy", "yes"), ("hallucination", "none")):
+            _pick(page, field, value)
+        if n == 0:
+            assert "needs-why" in page.locator(".criterion[data-field=givenness]").get_attribute("class")
+        page.click("#next")
+    page.click("#btn-done")
+    page.locator("#missing").wait_for()
+    assert "give a rationale" in page.locator("#missing").inner_text()
+    page.click("#prev") if count > 1 else None
+    for _ in range(count):
+        page.click("#prev")
+    page.fill(".criterion[data-field=givenness] input.why", "asks about 'ferritin', never mentioned")
+    page.locator(".criterion[data-field=givenness] input.why").press("Tab")
+    _settle(page)
+    _shot(page, "eval_qa_quality.png")
+    page.click("#btn-done")
+    page.locator("#status.done").wait_for()
+    ratings = _ratings(database, aid)
+    assert len(ratings) == 9 * count
+    assert ratings[(str(first.id), "givenness")] == ("bad", "asks about 'ferritin', never mentioned")
+
+
+def test_compare_reference_and_model_qa(demo, database, live_server, page):
+    from annotator.models import EvalRecallPair
+
+    pid = demo["demo-qa-recall"]
+    aid, doc = _assignment(database, pid, "ben", lambda s, a: s.scalar(select(EvalRecallPair.id).where(
+        EvalRecallPair.document_id == a.document_id, EvalRecallPair.candidate.is_(True))))
+    with database.session() as session:
+        pairs = session.scalars(select(EvalRecallPair).where(
+            EvalRecallPair.document_id == doc, EvalRecallPair.candidate.is_(True))
+            .order_by(EvalRecallPair.id)).all()
+        reference_q = pairs[0].reference.question
+    browser_login(page, live_server, "ben", PASSWORDS["ben"])
+    page.goto(f"{live_server}/assignments/{aid}")
+    page.locator("#ref-card h3").wait_for()
+    assert reference_q in page.locator("#ref-card").inner_text()
+    assert page.locator("#text-source mark.hl-ref").count() >= 1
+    for n in range(len(pairs)):
+        _pick(page, "recall", "fully" if n == 0 else "not")
+        if n == 0:
+            page.fill("#recall-form input.why", "same number, same unit")
+            page.locator("#recall-form input.why").press("Tab")
+            _settle(page)
+            _shot(page, "eval_recall.png")
+        page.click("#next")
+    page.click("#btn-done")
+    page.locator("#status.done").wait_for()
+    ratings = _ratings(database, aid)
+    assert ratings[(f"p{pairs[0].id}", "recall")][0] == "fully"
+    assert ratings[(f"p{pairs[0].id}", "comment")][0] == "same number, same unit"
+
+
+def test_score_plaba_axes_then_read_the_results(demo, database, live_server, page):
+    pid = demo["demo-plaba"]
+    aid, doc = _assignment(database, pid, "ana")
+    with database.session() as session:
+        n = len(session.get(Document, doc).target_sentences)
+    browser_login(page, live_server, "ana", PASSWORDS["ana"])
+    page.goto(f"{live_server}/assignments/{aid}")
+    page.locator(".rating-row").first.wait_for()
+    for i in range(n):
+        for axis, index in (("SIM", 2), ("ACC", 2), ("COM", 1), ("BRV", 0)):
+            page.locator(f"input[name='rate-sentence-{i}-{axis}'][value='{index}']").locator(
+                "xpath=..").click()
+    page.wait_for_function("() => document.querySelector('#save-state').dataset.state === 'saved'")
+    page.wait_for_timeout(300)
+    page.wait_for_function("() => document.querySelector('#save-state').dataset.state === 'saved'")
+    _shot(page, "eval_plaba.png")
+    ratings = _ratings(database, aid)
+    assert len(ratings) == 4 * n and ratings[("0", "SIM")][0] == 1 and ratings[("0", "BRV")][0] == -1
+    page.context.clear_cookies()
+    browser_login(page, live_server, "lee", PASSWORDS["lee"])
+    page.goto(f"{live_server}/eval/projects/{pid}/results")
+    row = page.locator("#scores-table tr[data-system=all]")
+    # SIM all 1 -> 100; COM all 0 -> 50; BRV all -1 -> 0; FIN (100 + 100 + 50 + 0) / 4
+    assert row.inner_text().split("\t")[1:6] == ["100.0", "100.0", "50.0", "0.0", "62.5"]
+    assert page.locator("svg.corr-plot rect").count() == 16
+    _shot(page, "eval_plaba_results.png")
+
+
+def test_type_plainfact_sentences_with_the_alignment_suggestion(demo, database, live_server, page):
+    pid = demo["demo-plainfact"]
+    aid, doc = _assignment(database, pid, "ana")
+    with database.session() as session:
+        document = session.get(Document, doc)
+        n, alignment = len(document.target_sentences), document.alignment
+    browser_login(page, live_server, "ana", PASSWORDS["ana"])
+    page.goto(f"{live_server}/assignments/{aid}")
+    page.locator(".pf-row").first.wait_for()
+    assert page.locator(".pf-row").count() == n
+    first_rel = page.locator(".pf-row[data-sentence='0'] .relation")
+    assert first_rel.get_attribute("data-suggested") == "true"
+    suggested = sorted(s + 1 for g in alignment if 0 in g[1] for s in g[0])
+    assert [int(v) for v in first_rel.locator("input:checked").evaluate_all(
+        "els => els.map(e => e.value)")] == suggested
+    for i in range(n):
+        row = page.locator(f".pf-row[data-sentence='{i}']")
+        last = i == n - 1
+        row.locator(f"label:has(input[value='{'elaboration' if last else 'simplification'}'])").click()
+        row.locator(f"label:has(input[value='{'definition' if last else 'method_result'}'])").click()
+        if last:
+            row.locator(".relation label").first.click()  # tick "external" as well
+        else:
+            row.locator("button.accept").click()
+        _settle(page)
+    _shot(page, "eval_plainfact.png")
+    page.click("#btn-done")
+    page.locator("#status.done").wait_for()
+    ratings = _ratings(database, aid)
+    assert ratings[("0", "relation")][0] == suggested
+    assert ratings[(str(n - 1), "type")][0] == "elaboration"
+    assert "external" in ratings[(str(n - 1), "relation")][0]
