@@ -91,6 +91,8 @@ def test_rating_page_payload_done_rule_and_results(app, client, database, users)
     _rate_all(client, aid, items, token, value="bad", rationale="uses 'ferritin', not in the text")
     assert status().status_code == 200
     login(client, "lee")
+    overview = client.get(f"/projects/{pid}").get_data(as_text=True)
+    assert f'href="/eval/projects/{pid}/results">Results</a>' in overview
     page = client.get(f"/eval/projects/{pid}/results").get_data(as_text=True)
     assert "Randolph" in page and "model-" in page
     with database.session() as session:
