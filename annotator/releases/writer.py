@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 from annotator import __version__, audit
 from annotator.adjudication.gold import gold_record, release_blocker
 from annotator.adjudication.source import tiebreak_assignment_ids
-from annotator.guidelines import GuidelineNotFound, guideline_markdown
+from annotator.guideline_text import GuidelineNotFound, guideline_markdown
 from annotator.models import Assignment, Document, Project
 from annotator.projects import project_schema
 from annotator.releases.browse import project_folder, valid_version
