@@ -83,19 +83,26 @@ def read_documents(path: Path, fmt: str | None = None) -> list[DocumentRecord]:
     """Parse and validate a whole file; raise IngestError listing every problem."""
     name = str(path)
     fmt = detect_format(path, fmt)
+    text = read_text(path)
+    parse_problems: list[Problem] = []
+    if fmt == "jsonl":
+        rows = json_lines_rows(text, name, parse_problems)
+    elif fmt == "json":
+        rows = json_array_rows(text, name)
+    else:
+        rows = _csv_rows(text, name)
+    return validate_rows(rows, name, parse_problems)
+
+
+def read_text(path: Path) -> str:
+    """A file's text, decoded as UTF-8 (a byte-order mark is dropped); an unreadable file
+    or invalid UTF-8 is an IngestError naming the line."""
+    name = str(path)
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise IngestError([Problem(name, None, None, f"cannot read file: {exc.strerror}")])
-    text = _decode(raw, name)
-    parse_problems: list[Problem] = []
-    if fmt == "jsonl":
-        rows = _jsonl_rows(text, name, parse_problems)
-    elif fmt == "json":
-        rows = _json_rows(text, name)
-    else:
-        rows = _csv_rows(text, name)
-    return validate_rows(rows, name, parse_problems)
+    return _decode(raw, name)
 
 
 def _decode(raw: bytes, name: str) -> str:
@@ -112,7 +119,9 @@ def _decode(raw: bytes, name: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _jsonl_rows(text: str, name: str, problems: list[Problem]) -> list[tuple[int, Any]]:
+def json_lines_rows(text: str, name: str, problems: list[Problem]) -> list[tuple[int, Any]]:
+    """One JSON value per non-empty line, with its line number; bad lines go to
+    ``problems`` so every one of them is reported."""
     rows = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -125,7 +134,7 @@ def _jsonl_rows(text: str, name: str, problems: list[Problem]) -> list[tuple[int
     return rows
 
 
-def _json_rows(text: str, name: str) -> list[tuple[int, Any]]:
+def json_array_rows(text: str, name: str) -> list[tuple[int, Any]]:
     """A JSON array of records; each record's line is where its object starts."""
     decoder = json.JSONDecoder()
     position = _skip_space(text, 0)

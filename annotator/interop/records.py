@@ -10,13 +10,18 @@ file, line and field, so a bad file is refused as a whole before anything is wri
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from annotator.annotations import ValidationFailed, validate_fields
-from annotator.ingest.readers import IngestError, Problem
+from annotator.ingest.readers import (
+    IngestError,
+    Problem,
+    json_array_rows,
+    json_lines_rows,
+    read_text,
+)
 from annotator.schemas import Schema
 
 
@@ -77,68 +82,17 @@ class ImportReport:
     invalid: list[dict[str, Any]] = field(default_factory=list)
 
 
-def read_text(path: Path) -> str:
-    name = str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise IngestError([Problem(name, None, None, f"cannot read file: {exc.strerror}")])
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise IngestError([Problem(name, line, None, "invalid UTF-8; save the file as UTF-8")])
-    return text[1:] if text.startswith("\ufeff") else text
-
-
 def load_json_array(path: Path) -> list[tuple[int, Any]]:
     """A JSON array of objects as ``(line where the object starts, object)`` pairs."""
-    name, text = str(path), read_text(path)
-    decoder = json.JSONDecoder()
-    position = _skip_space(text, 0)
-    if position >= len(text) or text[position] != "[":
-        raise IngestError([Problem(name, _line_of(text, position), None,
-                                   "expected a JSON array of records")])
-    rows, position = [], _skip_space(text, position + 1)
-    while position < len(text) and text[position] != "]":
-        try:
-            value, end = decoder.raw_decode(text, position)
-        except json.JSONDecodeError as exc:
-            raise IngestError([Problem(name, exc.lineno, None, f"not valid JSON ({exc.msg})")])
-        rows.append((_line_of(text, position), value))
-        position = _skip_space(text, end)
-        if position < len(text) and text[position] == ",":
-            position = _skip_space(text, position + 1)
-        elif position < len(text) and text[position] != "]":
-            raise IngestError([Problem(name, _line_of(text, position), None,
-                                       "not valid JSON (expected ',' or ']')")])
-    if position >= len(text):
-        raise IngestError([Problem(name, _line_of(text, position), None,
-                                   "not valid JSON (the array is not closed)")])
-    return rows
+    return json_array_rows(read_text(path), str(path))
 
 
 def load_json_lines(path: Path) -> list[tuple[int, Any]]:
-    name, rows, problems = str(path), [], []
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
-        if line.strip():
-            try:
-                rows.append((number, json.loads(line)))
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(name, number, None, f"not valid JSON ({exc.msg})"))
+    problems: list[Problem] = []
+    rows = json_lines_rows(read_text(path), str(path), problems)
     if problems:
         raise IngestError(problems)
     return rows
-
-
-def _skip_space(text: str, position: int) -> int:
-    while position < len(text) and text[position] in " \t\r\n":
-        position += 1
-    return position
-
-
-def _line_of(text: str, position: int) -> int:
-    return text.count("\n", 0, position) + 1
 
 
 def record_id(row: dict, key: str, name: str, line: int, problems: list[Problem]) -> str | None:
