@@ -115,7 +115,11 @@ class ProjectMember(Base):
 
 class Document(Versioned, Base):
     __tablename__ = "documents"
-    __table_args__ = (UniqueConstraint("project_id", "external_id"),)
+    __table_args__ = (
+        UniqueConstraint("project_id", "external_id"),
+        # Lists page through a project in import order.
+        Index("ix_documents_project_position", "project_id", "position"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
