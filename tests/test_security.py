@@ -47,3 +47,58 @@ def test_logout_needs_a_token_and_ends_the_session(client, users):
     assert client.post("/logout").status_code == 400
     client.post("/logout", data={"csrf_token": csrf_token(client, "/my")})
     assert client.get("/my").status_code == 302
+
+
+def test_session_cookie_is_secure_when_served_over_https(config, database, users):
+    from annotator.app import create_app
+    from dataclasses import replace
+    app = create_app(replace(config, https=True))
+    client = app.test_client()
+    cookie = login(client, "ana").headers["Set-Cookie"]
+    assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+    app.extensions["annotator_db"].dispose()
+
+
+def test_serve_with_workers_runs_under_gunicorn(env, tmp_path):
+    """`annotator serve --workers 2` is a real gunicorn master with two workers."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    annotator = Path(sys.executable).with_name("annotator")
+    process = subprocess.Popen([str(annotator), "serve", "--workers", "2", "--port", str(port)],
+                               env={**os.environ}, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, start_new_session=True, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        status = None
+        while time.monotonic() < deadline and status != 200:
+            try:
+                status = httpx.get(f"http://127.0.0.1:{port}/login", timeout=2).status_code
+            except httpx.HTTPError:
+                time.sleep(0.3)
+        assert status == 200
+        gunicorns = []
+        for proc in Path("/proc").iterdir():
+            try:
+                cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+                # Fields after the parenthesised command name: state, ppid, pgrp, ...
+                stat = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, ValueError):
+                continue
+            if b"annotator.wsgi:app" in cmdline and int(stat[2]) == process.pid:  # same group
+                gunicorns.append(proc.name)
+        assert len(gunicorns) >= 3  # the gunicorn master and its 2 workers
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        output = process.communicate(timeout=30)[0]
+    assert "gunicorn, 2 workers" in output
