@@ -96,3 +96,56 @@ def test_api_never_answers_500_and_never_half_writes(client, study, database):
             assert all(0 <= s["start"] < s["end"] for s in edit["spans"])
 
     check()
+
+
+thresh_like = st.lists(st.fixed_dictionaries({
+    "id": st.sampled_from(["d1", "d2", 3, None]) | json_values,
+    "source": st.sampled_from(["Mice got 5 mg.", ""]) | json_values,
+    "target": st.sampled_from(["Mice got a drug.", None]) | json_values,
+    "edits": st.lists(st.fixed_dictionaries({
+        "category": st.sampled_from(["omission", "concept", "fluency", None]) | json_values,
+        "annotation": json_values,
+        "input_idx": st.lists(st.lists(st.integers(-3, 30), max_size=3), max_size=2) | json_values,
+        "output_idx": st.lists(st.lists(st.integers(-3, 30), max_size=3), max_size=2) | json_values,
+    }), max_size=3) | json_values,
+    "_seconds_spent": json_values, "_completed": json_values,
+}) | json_values, max_size=4)
+
+
+def test_annotation_importers_refuse_cleanly_and_write_nothing(database, users, tmp_path):
+    """Thresh, Label Studio, InfoLossQA and JSONL annotation files: any content gives an
+    IngestError naming the file, or a complete import; never another exception and never
+    a partial write."""
+    from annotator.interop.importing import import_annotations
+    from annotator.models import Project
+    from annotator.projects import create_project
+    from tests.helpers import row_counts
+
+    with database.session() as session:
+        project_id = create_project(session, "fuzz", "infolossqa").id
+    formats = ["thresh", "labelstudio", "labelstudio-min", "annotations-jsonl", "infolossqa"]
+
+    @FUZZ
+    @given(rows=thresh_like, fmt=st.sampled_from(formats), as_lines=st.booleans())
+    def check(rows, fmt, as_lines):
+        path = tmp_path / ("in.jsonl" if as_lines or fmt == "annotations-jsonl" else "in.json")
+        if path.suffix == ".jsonl":
+            path.write_text("".join(json.dumps(r) + "\n" for r in (rows if isinstance(rows, list)
+                                                                    else [rows])))
+        else:
+            path.write_text(json.dumps(rows))
+        with database.session() as session:
+            before = row_counts(session)
+        try:
+            with database.session() as session:
+                import_annotations(session, session.get(Project, project_id), path, fmt)
+        except IngestError as exc:
+            assert str(path) in str(exc)
+            with database.session() as session:
+                assert row_counts(session) == before
+        else:
+            with database.session() as session:
+                after = row_counts(session)
+            assert after["assignments"] >= before["assignments"]
+
+    check()
