@@ -67,3 +67,28 @@ def change_marker(session: Session, project: Project) -> tuple:
         DocumentRow.project_id == project.id))
     return (documents, *map(str, (*edits, *ratings, *statuses)))
 
+
+
+def prehighlighter_precision(session: Session, project: Project) -> dict:
+    """Per suggestion kind: how often annotators accepted or dismissed it, and the
+    precision that implies (accepted / acted on). Suggestions nobody acted on are counted
+    as ``open`` and left out of the precision."""
+    from annotator.models import Suggestion, SuggestionAction
+
+    shown = dict(session.execute(
+        select(Suggestion.kind, func.count(Suggestion.id)).join(DocumentRow)
+        .where(DocumentRow.project_id == project.id).group_by(Suggestion.kind)).all())
+    acted = session.execute(
+        select(Suggestion.kind, SuggestionAction.action, func.count(SuggestionAction.id))
+        .join(Suggestion, Suggestion.id == SuggestionAction.suggestion_id)
+        .join(DocumentRow, DocumentRow.id == Suggestion.document_id)
+        .where(DocumentRow.project_id == project.id)
+        .group_by(Suggestion.kind, SuggestionAction.action)).all()
+    result = {kind: {"suggestions": count, "accepted": 0, "dismissed": 0}
+              for kind, count in sorted(shown.items())}
+    for kind, action, count in acted:
+        result.setdefault(kind, {"suggestions": 0, "accepted": 0, "dismissed": 0})[action] = count
+    for entry in result.values():
+        decided = entry["accepted"] + entry["dismissed"]
+        entry["precision"] = round(entry["accepted"] / decided, 4) if decided else None
+    return result

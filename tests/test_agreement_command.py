@@ -37,6 +37,15 @@ def completed_demo(env):
                                  spans=[Span(side="source", start=start, end=end - shift)]))
         for assignment in assignments.values():
             assignment.status = "done"
+        # ana accepts two deletion suggestions and dismisses one: precision 2/3.
+        from annotator.models import Suggestion, SuggestionAction
+        ana = session.scalar(select(User).where(User.username == "ana"))
+        deletions = session.scalars(select(Suggestion).join(Document).where(
+            Document.project_id == project.id, Suggestion.kind == "deletion")
+            .order_by(Suggestion.id).limit(3)).all()
+        for suggestion, action in zip(deletions, ("accepted", "accepted", "dismissed")):
+            session.add(SuggestionAction(suggestion_id=suggestion.id, user_id=ana.id,
+                                         action=action))
     database.dispose()
     return {"deletions": len(planted), "exact": len(planted) // 2}
 
@@ -48,6 +57,8 @@ def test_agreement_json_on_the_demo_project(completed_demo, tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["project"] == "demo-infoloss"
+    assert report["prehighlighters"]["deletion"]["precision"] == pytest.approx(2 / 3, abs=1e-4)
+    assert report["prehighlighters"]["deletion"]["accepted"] == 2
     assert report["counts"]["edits"] == 2 * completed_demo["deletions"]
     assert report["counts"]["documents_with_2plus_annotators"] == report["counts"]["documents"]
     source = report["spans"]["source"]
@@ -62,6 +73,7 @@ def test_agreement_json_on_the_demo_project(completed_demo, tmp_path):
     # Both annotators mark the same sentences, so sentence-level alpha is perfect.
     assert source["sentence_alpha"]["binary"]["value"] == pytest.approx(1.0)
     page = html.read_text()
+    assert "<h2>Pre-highlighters</h2>" in page
     assert page.startswith("<!doctype html>") or page.lower().startswith("<!doctype html>")
     assert "http://" not in page and "https://" not in page.replace("https://doi", "")
 

@@ -85,6 +85,14 @@ def _bar(labels, series: dict[str, list[float]], title: str, ylabel: str) -> str
     return _png(fig)
 
 
+def _prehighlighters(report) -> str:
+    """Accepted / dismissed suggestions per kind: the precision annotators saw."""
+    rows = [f"<tr><td>{_e(kind)}</td><td>{e['suggestions']}</td><td>{e['accepted']}</td>"
+            f"<td>{e['dismissed']}</td><td>{_num(e['precision'])}</td></tr>"
+            for kind, e in report["prehighlighters"].items()]
+    return _table(["kind", "suggestions", "accepted", "dismissed", "precision"], rows)
+
+
 def _table(head: list[str], rows: list[str]) -> str:
     th = "".join(f"<th>{_e(h)}</th>" for h in head)
     return f"<table><thead><tr>{th}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
@@ -238,6 +246,8 @@ def render_html(report: dict) -> str:
     parts.append("<h2>Edit fields (matched edit pairs)</h2>")
     parts += [_field_section(k, v) for k, v in report.get("edit_fields", {}).items()] or [
         "<p class='muted'>No categorical edit field.</p>"]
+    if report.get("prehighlighters"):
+        parts += ["<h2>Pre-highlighters</h2>", _prehighlighters(report)]
     parts += ["<h2>Aggregation levels</h2>", _aggregation(report),
               "<h2>Annotators</h2>", _annotators(report), "<h2>Distributions</h2>", _plots(report)]
     cites = "".join(f"<li>{_e(k)}: {_e(v)}</li>" for k, v in report.get("citations", {}).items())

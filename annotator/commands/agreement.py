@@ -14,7 +14,7 @@ from annotator.projects import ProjectError, get_project
 def project_report(session, project, *, bootstrap: int, seed: int, first_span_only: bool,
                    iou: float, embeddings: bool) -> dict:
     from annotator.agreement.report import build_report
-    from annotator.agreement_input import load_agreement_input
+    from annotator.agreement_input import load_agreement_input, prehighlighter_precision
 
     embed = None
     if embeddings:
@@ -25,6 +25,7 @@ def project_report(session, project, *, bootstrap: int, seed: int, first_span_on
     report = build_report(data, bootstrap=bootstrap, seed=seed, iou_threshold=iou,
                           first_span_only=first_span_only)
     report["project"] = project.name
+    report["prehighlighters"] = prehighlighter_precision(session, project)
     return report
 
 
@@ -80,6 +81,10 @@ def summary_text(report: dict) -> str:
         value = row.get("value")
         shown = "n/a" if value is None else f"{value:.3f}"
         lines.append(f"  {row['metric']:<48} {shown:>7}  {row.get('band', '')}")
+    for kind, entry in report.get("prehighlighters", {}).items():
+        if entry["precision"] is not None:
+            lines.append(f"  pre-highlighter {kind:<31} precision {entry['precision']:.3f}  "
+                         f"({entry['accepted']} accepted, {entry['dismissed']} dismissed)")
     for warning in report.get("warnings", []):
         lines.append(f"  warning: {warning}")
     return "\n".join(lines)
