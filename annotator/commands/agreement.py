@@ -81,6 +81,14 @@ def summary_text(report: dict) -> str:
         value = row.get("value")
         shown = "n/a" if value is None else f"{value:.3f}"
         lines.append(f"  {row['metric']:<48} {shown:>7}  {row.get('band', '')}")
+    for side, entry in report.get("spans", {}).items():
+        for kind in ("exact", "partial"):
+            macro = (entry.get(kind) or {}).get("macro")
+            if macro is not None:
+                value = macro.get("value")
+                shown = "n/a" if value is None else f"{value:.3f}"
+                name = f"spans.{side}.{kind}_f1.macro"
+                lines.append(f"  {name:<48} {shown:>7}")
     for kind, entry in report.get("prehighlighters", {}).items():
         if entry["precision"] is not None:
             lines.append(f"  pre-highlighter {kind:<31} precision {entry['precision']:.3f}  "
