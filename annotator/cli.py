@@ -23,6 +23,7 @@ COMMANDS = {
     "align": ("annotator.commands.align", "align"),
     "agreement": ("annotator.commands.agreement", "agreement"),
     "iaa": ("annotator.commands.iaa", "iaa"),
+    "labelstudio": ("annotator.commands.labelstudio", "labelstudio"),
     "export": ("annotator.commands.interop", "export"),
     "adjudicate": ("annotator.commands.adjudicate", "adjudicate"),
     "release": ("annotator.commands.release", "release"),
