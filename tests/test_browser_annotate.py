@@ -548,3 +548,18 @@ def test_unsaved_text_warns_before_unload_and_is_still_saved(page, live_server, 
     assert dialogs == ["beforeunload"]
     data = other.request.get(f"{live_server}/api/assignments/{aid}").json()
     assert data["edits"][0]["fields"]["question"] == "Typed just before closing"
+
+
+def test_low_priority_kinds_start_hidden_and_can_be_shown(page, live_server, study, database):
+    aid = study["assignments"]["ana"][0]
+    insertion = {"kind": "insertion", "target_spans": [list(span(TARGET, "got the drug ketamine"))],
+                 "explanation": "Words added in the middle of an aligned sentence.", "score": 0.2}
+    prepare(database, aid, suggestions=standard_suggestions() + [insertion])
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    assert page.locator(".seg.sg-insertion").count() == 0
+    assert page.locator(".seg.sg-deletion").count() >= 1
+    toggle = page.locator("input[data-kind=insertion]")
+    assert not toggle.is_checked()
+    toggle.check()
+    assert page.locator(".seg.sg-insertion").count() >= 1

@@ -15,7 +15,7 @@ import { alignmentMaps, reveal, syncScroll } from "./scroll.js";
 import { makePopover } from "./popover.js";
 import { watchSelection } from "./selection.js";
 import { makeStatus } from "./status.js";
-import { makeSuggestions, watchTooltips } from "./suggestions.js";
+import { LOW_PRIORITY_KINDS, makeSuggestions, watchTooltips } from "./suggestions.js";
 import { startTimer } from "./timer.js";
 
 const root = document.getElementById("annotate");
@@ -47,7 +47,8 @@ function buildState(data) {
     headings: { source: headingRanges(doc.source), target: headingRanges(doc.target) },
     edits: data.edits.map(localEdit),
     ratings: new Map(data.ratings.map((r) => [`r|${r.level}|${r.item}|${r.field}`, { ...r }])),
-    suggestions: data.suggestions, hiddenKinds: new Set(), activeKey: null, focusSugg: null,
+    // Low-priority kinds (mid-text insertions, short tails) start hidden; one click shows them.
+    suggestions: data.suggestions, hiddenKinds: new Set(LOW_PRIORITY_KINDS), activeKey: null, focusSugg: null,
   };
   return state;
 }

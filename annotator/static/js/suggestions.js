@@ -13,6 +13,10 @@ const KIND_TO_CATEGORY = { leaked_instruction: "leaked_instruction", repetition:
   semantic_outlier: "ungrounded_injection" };
 
 /** The edit a suggestion turns into: {type, spans, fields}, or null if the schema has none. */
+/** Kinds shown only on request: the alignment engine reports them, but they are rarely
+ *  errors (rewording inside a sentence, a word or two trailing). */
+export const LOW_PRIORITY_KINDS = ["insertion", "trailing_noise"];
+
 export function editFromSuggestion(s, schema) {
   const sides = [s.source_spans?.length ? "source" : null, s.target_spans?.length ? "target" : null].filter(Boolean);
   const types = schema.edit_types;
