@@ -149,3 +149,66 @@ def test_annotation_importers_refuse_cleanly_and_write_nothing(database, users, 
             assert after["assignments"] >= before["assignments"]
 
     check()
+
+
+def test_every_json_endpoint_answers_4xx_not_500_to_arbitrary_bodies(client, study, database):
+    """Ratings, edit updates and deletes, suggestion actions, time and status, with any
+    JSON body: a clear 4xx (or success), never a 500, never a partial write."""
+    from annotator.models import Edit, Span, Suggestion
+    from tests.conftest import login
+    from tests.helpers import row_counts
+
+    assignment = study["assignments"]["ana"][0]
+    with database.session() as session:
+        from annotator.models import Assignment
+        a = session.get(Assignment, assignment)
+        edit = Edit(assignment=a, edit_type="deletion", fields={"question": "Q?"},
+                    spans=[Span(side="source", start=0, end=8)])
+        suggestion = Suggestion(document_id=a.document_id, kind="deletion", method="test",
+                                source_spans=[[0, 8]], target_spans=[], explanation="x")
+        session.add_all([edit, suggestion])
+        session.flush()
+        edit_id, suggestion_id = edit.id, suggestion.id
+    login(client, "ana")
+    page = client.get("/my").get_data(as_text=True)
+    headers = {"X-CSRFToken": page.split('name="csrf-token" content="', 1)[1].split('"', 1)[0]}
+    endpoints = [
+        ("PUT", f"/api/assignments/{assignment}/ratings"),
+        ("PUT", f"/api/edits/{edit_id}"),
+        ("POST", f"/api/assignments/{assignment}/suggestions/{suggestion_id}"),
+        ("POST", f"/api/assignments/{assignment}/time"),
+        ("POST", f"/api/assignments/{assignment}/status"),
+    ]
+    bodies = st.fixed_dictionaries({}, optional={
+        "version": st.integers(-1, 5) | json_values, "level": st.sampled_from(
+            ["document", "pair", "qa"]) | json_values,
+        "item": json_values, "field": st.sampled_from(["simple", "x"]) | json_values,
+        "value": json_values, "rationale": json_values, "fields": json_values,
+        "spans": st.lists(span, max_size=2) | json_values, "edit_type": json_values,
+        "action": st.sampled_from(["accepted", "dismissed"]) | json_values,
+        "edit_id": st.just(edit_id) | json_values, "seconds": json_values,
+        "status": st.sampled_from(["done", "in_progress"]) | json_values,
+    }) | json_values
+
+    @FUZZ
+    @given(endpoint=st.sampled_from(endpoints), body=bodies,
+           delete_version=st.sampled_from([-1, 0, 999]) | st.none())
+    def check(endpoint, body, delete_version):
+        method, path = endpoint
+        with database.session() as session:
+            before = row_counts(session)
+        response = client.open(path, method=method, json=body, headers=headers)
+        assert response.status_code < 500, (method, path, body, response.get_data(as_text=True))
+        assert response.is_json
+        if response.status_code >= 400:
+            with database.session() as session:
+                assert row_counts(session)["spans"] == before["spans"]
+                assert row_counts(session)["ratings"] == before["ratings"]
+        # A delete without the current version is refused and deletes nothing.
+        query = "" if delete_version is None else f"?version={delete_version}"
+        removed = client.delete(f"/api/edits/{edit_id}{query}", headers=headers)
+        assert removed.status_code in (409, 422), removed.get_data(as_text=True)
+        with database.session() as session:
+            assert session.get(Edit, edit_id) is not None
+
+    check()
