@@ -27,7 +27,7 @@ from annotator import audit
 from annotator.evaluation.sections import section_at
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.infolossqa import _invalid_spans
-from annotator.interop.records import load_json_array, record_id, span_pairs
+from annotator.interop.records import load_json_array, record_id, record_owner, span_pairs
 from annotator.models import Document, EvalQAItem, Project
 
 CATEGORIES = {"omission": "deletion", "deletion": "deletion",
@@ -80,10 +80,8 @@ def import_predictions(session: Session, project: Project, path: Path, *,
             continue
         before = len(problems)
         doc_id = record_id(row, "document_id", name, line, problems)
-        who = row.get("model") or row.get("annotator") or model
-        if not isinstance(who, str) or not who.strip():
-            problems.append(Problem(name, line, "model", "no model name: give 'model' or "
-                                                         "pass --model NAME"))
+        who = record_owner(row, ("model", "annotator"), model, name, line, problems,
+                           "no model name: give 'model' or pass --model NAME")
         category = CATEGORIES.get(row.get("category"))
         if category is None:
             problems.append(Problem(name, line, "category", f"unknown category "
@@ -108,7 +106,7 @@ def import_predictions(session: Session, project: Project, path: Path, *,
         position += 1
         item = EvalQAItem(
             project_id=project.id, document_id=document.id, origin="model",
-            model=who.strip()[:120], external_id=str(row["id"])[:200] if row.get("id") else None,
+            model=who[:120], external_id=str(row["id"])[:200] if row.get("id") else None,
             category=category, question=row["question"].strip(), answer=row["answer"].strip(),
             evidence_spans=[] if reason else evidence, rationale_spans=[] if reason else rationale,
             section=_section(row, document, [] if reason else evidence), valid=reason is None,

@@ -24,7 +24,7 @@ from typing import Any
 
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, SpanIn, load_json_array, record_id, span_pairs,
+    AnnotationRecord, EditIn, SpanIn, load_json_array, record_id, record_owner, span_pairs,
 )
 from annotator.schemas import Schema
 
@@ -93,10 +93,8 @@ def read_infolossqa(path: Path, schema: Schema, known: dict[str, tuple[str, str]
             continue
         before = len(problems)
         doc_id = record_id(row, "document_id", name, line, problems)
-        who = row.get("annotator") or annotator
-        if not isinstance(who, str) or not who.strip():
-            problems.append(Problem(name, line, "annotator", "no annotator: give 'annotator' "
-                                                             "or pass --annotator NAME"))
+        who = record_owner(row, ("annotator",), annotator, name, line, problems,
+                           "no annotator: give 'annotator' or pass --annotator NAME")
         category = row.get("category")
         edit_type = EDIT_TYPE_OF_CATEGORY.get(category, category)
         if not isinstance(category, str) or schema.edit_type(edit_type) is None:
@@ -122,8 +120,8 @@ def read_infolossqa(path: Path, schema: Schema, known: dict[str, tuple[str, str]
                             "document_id": doc_id, "field": reason[0], "reason": reason[1]})
             continue
         fields = {k: v for k, v in row.items() if k not in QA_KEYS and v is not None}
-        record = records.setdefault((doc_id, who.strip()), AnnotationRecord(
-            doc_id, who.strip(), line, source, target, meta, file=name))
+        record = records.setdefault((doc_id, who), AnnotationRecord(
+            doc_id, who, line, source, target, meta, file=name))
         record.edits.append(EditIn(edit_type, fields, spans, ""))
     if problems:
         raise IngestError(sorted(problems, key=lambda p: (p.file, p.line or 0)))

@@ -95,6 +95,17 @@ def load_json_lines(path: Path) -> list[tuple[int, Any]]:
     return rows
 
 
+def record_owner(row: dict, keys: tuple[str, ...], fallback: str | None, name: str, line: int,
+                 problems: list[Problem], hint: str) -> str | None:
+    """Who a record belongs to: the first of ``keys`` the record fills, else the command's
+    ``--annotator``/``--model`` value; a problem on the first key when neither gives one."""
+    who = next((row.get(k) for k in keys if row.get(k)), None) or fallback
+    if not isinstance(who, str) or not who.strip():
+        problems.append(Problem(name, line, keys[0], hint))
+        return None
+    return who.strip()
+
+
 def record_id(row: dict, key: str, name: str, line: int, problems: list[Problem]) -> str | None:
     """The record's document id (string or integer), or a problem naming the field."""
     value = row.get(key)

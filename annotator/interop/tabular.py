@@ -27,7 +27,7 @@ from typing import Any
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.labelstudio_config import choice_to_value
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, RatingIn, SpanIn, load_json_lines, read_text, record_id,
+    AnnotationRecord, EditIn, RatingIn, SpanIn, load_json_lines, read_text, record_id, record_owner,
 )
 from annotator.schemas import Schema
 
@@ -61,9 +61,8 @@ def read_jsonl(path: Path, annotator: str | None = None) -> list[AnnotationRecor
             continue
         before = len(problems)
         doc_id = record_id(row, "document_id", name, line, problems)
-        who = row.get("annotator") or annotator
-        if not isinstance(who, str) or not who.strip():
-            problems.append(Problem(name, line, "annotator", "required (or --annotator NAME)"))
+        who = record_owner(row, ("annotator",), annotator, name, line, problems,
+                           "required (or --annotator NAME)")
         edits = []
         for i, e in enumerate(row.get("edits") or []):
             where = f"edits[{i}]"
@@ -90,7 +89,7 @@ def read_jsonl(path: Path, annotator: str | None = None) -> list[AnnotationRecor
         source, target = row.get("source"), row.get("target")
         has_texts = isinstance(source, str) and isinstance(target, str)
         records.append(AnnotationRecord(
-            doc_id, who.strip(), line, source if has_texts else None,
+            doc_id, who, line, source if has_texts else None,
             target if has_texts else None, row.get("meta") or {}, edits, ratings,
             float(row.get("seconds_spent") or 0), _status(row.get("status")), name))
     if problems:

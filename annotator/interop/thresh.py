@@ -32,7 +32,7 @@ import yaml
 
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, RatingIn, load_json_array, record_id, span_pairs,
+    AnnotationRecord, EditIn, RatingIn, load_json_array, record_id, record_owner, span_pairs,
 )
 from annotator.schemas import Schema
 
@@ -116,10 +116,8 @@ def _record(row: Any, name: str, line: int, fallback: str | None, schema: Schema
         return None
     before = len(problems)
     doc_id = record_id(row, "id", name, line, problems)
-    who = row.get("_annotator") or row.get("annotator") or fallback
-    if not isinstance(who, str) or not who.strip():
-        problems.append(Problem(name, line, "_annotator", "no annotator: pass --annotator NAME "
-                                                          "or give '_annotator' in the record"))
+    who = record_owner(row, ("_annotator", "annotator"), fallback, name, line, problems,
+                       "no annotator: pass --annotator NAME or give '_annotator' in the record")
     texts = {}
     for key in ("source", "target"):
         value = row.get(key)
@@ -149,7 +147,7 @@ def _record(row: Any, name: str, line: int, fallback: str | None, schema: Schema
     status = row.get("_status")
     if status not in ("done", "in_progress"):
         status = "in_progress" if row.get("_completed") is False else "done"
-    return AnnotationRecord(document_id=doc_id, annotator=who.strip(), line=line,
+    return AnnotationRecord(document_id=doc_id, annotator=who, line=line,
                             source=texts["source"], target=texts["target"], meta=meta,
                             edits=edits, ratings=ratings, seconds_spent=float(seconds),
                             status=status, file=name)
