@@ -2,7 +2,6 @@
 
 import re
 
-import pytest
 
 from tests.conftest import PASSWORD, csrf_token, login
 

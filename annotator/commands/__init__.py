@@ -20,3 +20,13 @@ def fail(message: str, code: int = 1):
     """Print a one-line (or multi-line) error for a lead and exit non-zero."""
     click.echo(f"error: {message}", err=True)
     raise SystemExit(code)
+
+
+def project_or_exit(session, name: str):
+    """The project called ``name``, or a one-line error (listing the projects) and exit 1."""
+    from annotator.projects import ProjectError, get_project
+
+    try:
+        return get_project(session, name)
+    except ProjectError as exc:
+        fail(str(exc))

@@ -6,8 +6,7 @@ import json
 
 import click
 
-from annotator.commands import fail, open_database
-from annotator.projects import ProjectError, get_project
+from annotator.commands import open_database, project_or_exit
 
 
 @click.group()
@@ -44,10 +43,7 @@ def auto(project_name, no_embeddings, as_json):
     summary = {"project": project_name, "documents": 0, "units_accepted": 0,
                "ratings_resolved": 0, "completed": 0, "left": []}
     with database.session() as session:
-        try:
-            project = get_project(session, project_name)
-        except ProjectError as exc:
-            fail(str(exc))
+        project = project_or_exit(session, project_name)
         for entry in adjudication_queue(session, project):
             if entry.status == "complete":
                 continue
@@ -82,10 +78,7 @@ def status(project_name):
 
     database = open_database()
     with database.session() as session:
-        try:
-            project = get_project(session, project_name)
-        except ProjectError as exc:
-            fail(str(exc))
+        project = project_or_exit(session, project_name)
         entries = adjudication_queue(session, project)
         for e in entries:
             click.echo(f"{e.document.external_id}\t{e.status}\tagreement {e.agreement:.2f}\t"

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import click
 
-from annotator.commands import fail, open_database
-from annotator.projects import ProjectError, get_project
+from annotator.commands import open_database, project_or_exit
 
 
 def project_report(session, project, *, bootstrap: int, seed: int, first_span_only: bool,
@@ -53,10 +52,7 @@ def agreement(project_name, as_json, html_path, bootstrap, seed, first_span_only
     """
     database = open_database()
     with database.session() as session:
-        try:
-            project = get_project(session, project_name)
-        except ProjectError as exc:
-            fail(str(exc))
+        project = project_or_exit(session, project_name)
         report = project_report(session, project, bootstrap=bootstrap, seed=seed,
                                 first_span_only=first_span_only, iou=iou,
                                 embeddings=not no_embeddings)

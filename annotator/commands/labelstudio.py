@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from annotator.commands import fail, open_database
+from annotator.commands import fail, open_database, project_or_exit
 from annotator.projects import ProjectError, get_project, project_schema
 
 SERVER_OPTIONS = [
@@ -52,10 +52,7 @@ def push(project_name, url, token):
     ls = connect(url, token)
     database = open_database()
     with database.session() as session, tempfile.TemporaryDirectory() as tmp:
-        try:
-            project = get_project(session, project_name)
-        except ProjectError as exc:
-            fail(str(exc))
+        project = project_or_exit(session, project_name)
         path = Path(tmp) / "tasks.json"
         export_project(session, project, "labelstudio", path)
         tasks = json.loads(path.read_text(encoding="utf-8"))

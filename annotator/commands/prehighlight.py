@@ -7,8 +7,7 @@ import os
 import click
 from tqdm import tqdm
 
-from annotator.commands import fail, open_database
-from annotator.projects import ProjectError, get_project
+from annotator.commands import open_database, project_or_exit
 
 
 @click.command()
@@ -31,10 +30,7 @@ def prehighlight(project_name, workers, force):
     from annotator.prehighlight import pending_documents, prehighlight_project
 
     with database.sessions() as session:
-        try:
-            project = get_project(session, project_name)
-        except ProjectError as exc:
-            fail(str(exc))
+        project = project_or_exit(session, project_name)
         todo = len(pending_documents(session, project, force))
         with tqdm(total=todo, desc="pre-highlighting", unit="doc") as bar:
             summary = prehighlight_project(session, project, workers=workers, force=force,

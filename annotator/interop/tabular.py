@@ -170,7 +170,7 @@ def read_csv(path: Path, schema: Schema, annotator: str | None = None) -> list[A
                 if cell:
                     spec = spec_type.field(f) if spec_type else None
                     fields[f] = _typed(cell, spec)
-            record.edits.append(EditIn(edit_type, fields, spans, f"edit_type"))
+            record.edits.append(EditIn(edit_type, fields, spans, "edit_type"))
         elif kind == "rating":
             level, field = row.get("rating_level") or "document", row.get("rating_field") or ""
             cell = row.get("rating_value") or ""

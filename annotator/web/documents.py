@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, redirect, render_template, request, url_for
 from sqlalchemy import func, select
-from sqlalchemy.orm import contains_eager, joinedload
+from sqlalchemy.orm import contains_eager
 
 from annotator.guideline_text import GuidelineNotFound, guideline_html
 from annotator.models import Assignment, Document, TieBreakRequest

@@ -5,7 +5,6 @@ Revises: 0003
 Create Date: 2026-11-22 02:59:02.862345
 """
 from alembic import op
-import sqlalchemy as sa
 
 
 revision = '0004'
