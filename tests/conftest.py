@@ -130,6 +130,8 @@ def study(database, users, tmp_path):
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = __import__("pathlib").Path(__file__).resolve().parent.parent / "test-artifacts"
+# `UPDATE_SCREENSHOTS=1 make test` also refreshes the README's screenshots in docs/.
+UPDATE_SCREENSHOTS = bool(os.environ.get("UPDATE_SCREENSHOTS"))
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from annotator.models import Document, Suggestion
-from tests.conftest import ARTIFACTS, browser_login
+from tests.conftest import ARTIFACTS, UPDATE_SCREENSHOTS, browser_login
 from tests.test_adjudication_support import TARGET, qa_study  # noqa: F401
 
 pytestmark = pytest.mark.browser
@@ -55,8 +55,9 @@ def test_lead_resolves_a_disagreement_then_cuts_a_release(browser_study, live_se
     assert "Decided: accept by lee" in page.locator("#adj-units .unit.decided").inner_text()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "adjudicate.png"), full_page=True)
-    shutil.copy(ARTIFACTS / "adjudicate.png", ARTIFACTS.parent / "docs" / "screenshots" /
-                "adjudicate.png")
+    if UPDATE_SCREENSHOTS:
+        shutil.copy(ARTIFACTS / "adjudicate.png", ARTIFACTS.parent / "docs" / "screenshots" /
+                    "adjudicate.png")
 
     page.locator("#adj-unmatched [data-unit] >> text=Reject").click()
     page.locator("#adj-unmatched .unit.decided").wait_for()

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from annotator.demo import create_demo
 from annotator.models import Assignment, Document, EvalQAItem, Project, Rating, User
 from annotator.demo import DEMO_USERS
-from tests.conftest import ARTIFACTS, browser_login
+from tests.conftest import ARTIFACTS, UPDATE_SCREENSHOTS, browser_login
 
 PASSWORDS = {name: password for name, _, password in DEMO_USERS}
 
@@ -47,7 +47,8 @@ def _ratings(database, assignment_id):
 def _shot(page, name):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / name), full_page=False)
-    shutil.copy(ARTIFACTS / name, ARTIFACTS.parent / "docs" / "screenshots" / name)
+    if UPDATE_SCREENSHOTS:
+        shutil.copy(ARTIFACTS / name, ARTIFACTS.parent / "docs" / "screenshots" / name)
 
 
 def _settle(page):
