@@ -3,7 +3,7 @@
 # and a PostgreSQL server. Idempotent; does nothing when both are present.
 set -euo pipefail
 need=()
-[ -x /usr/bin/chromium ] || need+=(chromium)
+[ -x /usr/bin/chromium ] || need+=(chromium fonts-liberation)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 SUDO=""
