@@ -54,6 +54,7 @@ def store_documents(
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportResult:
     existing = _existing(session, project, [r.external_id for r in records])
+    annotated = _annotated(session, [d.id for d in existing.values()]) if update else set()
     problems = []
     for record in records:
         doc = existing.get(record.external_id)
@@ -64,7 +65,7 @@ def store_documents(
                                     f"document {record.external_id!r} already exists in project "
                                     f"{project.name!r} (use --update to replace documents that "
                                     "have no annotations yet)"))
-        elif _has_annotations(session, doc):
+        elif doc.id in annotated:
             problems.append(Problem(file_name, record.line, "id",
                                     f"document {record.external_id!r} already has annotations "
                                     "and cannot be replaced"))
@@ -118,9 +119,13 @@ def _existing(session: Session, project: Project, ids: list[str]) -> dict[str, D
     return found
 
 
-def _has_annotations(session: Session, doc: Document) -> bool:
-    edits = session.scalar(select(func.count(Edit.id)).join(Assignment).where(
-        Assignment.document_id == doc.id))
-    ratings = session.scalar(select(func.count(Rating.id)).join(Assignment).where(
-        Assignment.document_id == doc.id))
-    return bool(edits or ratings)
+def _annotated(session: Session, document_ids: list[int]) -> set[int]:
+    """The documents among ``document_ids`` that carry any edit or rating."""
+    found: set[int] = set()
+    for start in range(0, len(document_ids), 500):
+        chunk = document_ids[start:start + 500]
+        for model in (Edit, Rating):
+            found.update(session.scalars(
+                select(Assignment.document_id).join(model, model.assignment_id == Assignment.id)
+                .where(Assignment.document_id.in_(chunk)).distinct()))
+    return found

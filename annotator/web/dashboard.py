@@ -25,11 +25,12 @@ def projects():
     if user.role != "admin":
         query = query.join(ProjectMember).where(
             ProjectMember.user_id == user.id, ProjectMember.role == "lead")
-    rows = []
-    for project in db().scalars(query):
-        documents = db().scalar(select(func.count(Document.id)).where(
-            Document.project_id == project.id))
-        rows.append({"project": project, "documents": documents})
+    projects = db().scalars(query).all()
+    counts = dict(db().execute(
+        select(Document.project_id, func.count(Document.id))
+        .where(Document.project_id.in_([p.id for p in projects]))
+        .group_by(Document.project_id)).all()) if projects else {}
+    rows = [{"project": p, "documents": counts.get(p.id, 0)} for p in projects]
     return render_template("projects.html", rows=rows)
 
 
