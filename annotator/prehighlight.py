@@ -52,7 +52,7 @@ def prehighlight_project(
     *,
     workers: int = 1,
     force: bool = False,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
     user_id: int | None = None,
 ) -> PrehighlightSummary:
     from annotator.align import suggest_many
@@ -65,7 +65,7 @@ def prehighlight_project(
     pending = pending_documents(session, project, force)
     # Each worker process loads the embedding model (seconds): only worth it for many documents.
     workers = max(1, min(workers, len(pending) // MIN_DOCUMENTS_PER_WORKER))
-    stored = 0
+    stored = stored_documents = 0
     for start in range(0, len(pending), CHUNK):
         chunk = session.scalars(select(Document).where(
             Document.id.in_(pending[start:start + CHUNK])).order_by(Document.position)).all()
@@ -86,7 +86,7 @@ def prehighlight_project(
             doc.prehighlighted_at = datetime.now(timezone.utc)
             stored += len(suggestions)
             if progress is not None:
-                progress(1)
+                progress(stored_documents := stored_documents + 1, len(pending))
         session.commit()
     audit.record(session, "prehighlight.run", user_id=user_id, project_id=project.id,
                  object_type="project", object_id=project.id, documents=len(pending),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import click
 
 from annotator.config import Config
@@ -30,3 +32,24 @@ def project_or_exit(session, name: str):
         return get_project(session, name)
     except ProjectError as exc:
         fail(str(exc))
+
+
+@contextmanager
+def progress_bar(description: str):
+    """A progress bar on stderr, driven by ``progress(done, total)`` callbacks (the
+    signature the batch functions of the data layer call). It appears with the first
+    callback, so work with nothing to do prints nothing."""
+    from tqdm import tqdm
+
+    bars = []
+
+    def progress(done: int, total: int) -> None:
+        if not bars:
+            bars.append(tqdm(desc=description, unit="doc", total=total, mininterval=0.5))
+        bars[0].update(done - bars[0].n)
+
+    try:
+        yield progress
+    finally:
+        for bar in bars:
+            bar.close()

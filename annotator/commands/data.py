@@ -5,14 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from tqdm import tqdm
 
 from annotator.assignment import AssignmentError, assign_documents
-from annotator.commands import fail, open_database
+from annotator.commands import fail, open_database, progress_bar, project_or_exit
 from annotator.ingest import IngestError, import_file
 from annotator.ingest.readers import FORMATS
 from annotator.interop.importing import ANNOTATION_FORMATS
-from annotator.projects import ProjectError, get_project
 
 
 @click.command("import")
@@ -63,16 +61,10 @@ def import_command(project_name, file, fmt, update, annotator, mappings):
     database = open_database()
     try:
         with database.session() as session:
-            project = get_project(session, project_name)
-            with tqdm(desc="importing", unit="doc", leave=False) as bar:
-                def progress(done: int, total: int) -> None:
-                    bar.total = total
-                    bar.update(done - bar.n)
-
+            project = project_or_exit(session, project_name)
+            with progress_bar("importing") as progress:
                 result = import_file(session, project, file, fmt, update=update,
                                      progress=progress)
-    except ProjectError as exc:
-        fail(str(exc))
     except IngestError as exc:
         fail(f"nothing was imported.\n{exc}", code=2)
     click.echo(f"imported {result.created} new and {result.updated} updated documents "
@@ -91,11 +83,9 @@ def _import_annotations(project_name, file, fmt, annotator, mappings):
     database = open_database()
     try:
         with database.session() as session:
-            project = get_project(session, project_name)
+            project = project_or_exit(session, project_name)
             report = import_annotations(session, project, file, fmt, annotator=annotator,
                                         category_map=category_map)
-    except ProjectError as exc:
-        fail(str(exc))
     except IngestError as exc:
         fail(f"nothing was imported.\n{exc}", code=2)
     click.echo(f"imported {report.records} annotator-document records ({report.edits} edits, "
@@ -124,9 +114,9 @@ def assign(project_name, annotators, per_document):
     names = [n.strip() for n in annotators.split(",") if n.strip()] if annotators else None
     try:
         with database.session() as session:
-            project = get_project(session, project_name)
+            project = project_or_exit(session, project_name)
             summary = assign_documents(session, project, names, per_document=per_document)
-    except (ProjectError, AssignmentError) as exc:
+    except AssignmentError as exc:
         fail(str(exc))
     click.echo(f"created {summary.created} assignments in {project_name}")
     width = max((len(n) for n in summary.load), default=0)

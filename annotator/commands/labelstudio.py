@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from annotator.commands import fail, open_database, project_or_exit
-from annotator.projects import ProjectError, get_project, project_schema
+from annotator.projects import project_schema
 
 SERVER_OPTIONS = [
     click.option("--url", envvar="LABEL_STUDIO_URL", help="Label Studio address "
@@ -85,10 +85,8 @@ def pull(project_name, ls_project, out, do_import, url, token):
         database = open_database()
         try:
             with database.session() as session:
-                project = get_project(session, project_name)
+                project = project_or_exit(session, project_name)
                 report = import_annotations(session, project, path, "labelstudio")
-        except ProjectError as exc:
-            fail(str(exc))
         except IngestError as exc:
             fail(f"nothing was imported.\n{exc}", code=2)
         click.echo(f"imported {report.records} annotations ({report.edits} edits, "

@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 
 import click
-from tqdm import tqdm
 
-from annotator.commands import open_database, project_or_exit
+from annotator.commands import open_database, progress_bar, project_or_exit
 
 
 @click.command()
@@ -27,13 +26,12 @@ def prehighlight(project_name, workers, force):
     """
     workers = workers or os.cpu_count() or 1
     database = open_database()
-    from annotator.prehighlight import pending_documents, prehighlight_project
+    from annotator.prehighlight import prehighlight_project
 
     with database.sessions() as session:
         project = project_or_exit(session, project_name)
-        todo = len(pending_documents(session, project, force))
-        with tqdm(total=todo, desc="pre-highlighting", unit="doc") as bar:
+        with progress_bar("pre-highlighting") as progress:
             summary = prehighlight_project(session, project, workers=workers, force=force,
-                                           progress=bar.update)
+                                           progress=progress)
     click.echo(f"pre-highlighted {summary.documents} documents ({summary.suggestions} "
                f"suggestions); {summary.skipped} already done")

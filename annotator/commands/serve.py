@@ -9,9 +9,8 @@ import subprocess
 import sys
 
 import click
-from tqdm import tqdm
 
-from annotator.commands import fail, open_database
+from annotator.commands import fail, open_database, progress_bar
 from annotator.config import Config
 
 
@@ -69,7 +68,7 @@ def demo(port, no_serve):
     """
     from annotator.demo import DEMO_USERS, create_demo
 
-    from annotator.prehighlight import pending_documents, prehighlight_project
+    from annotator.prehighlight import prehighlight_project
     from annotator.projects import get_project
 
     database = open_database()
@@ -77,12 +76,9 @@ def demo(port, no_serve):
         created = create_demo(session)
     with database.sessions() as session:
         for name in created:
-            project = get_project(session, name)
-            todo = len(pending_documents(session, project, force=False))
-            if todo:
-                with tqdm(total=todo, desc=f"pre-highlighting {name}", unit="doc") as bar:
-                    prehighlight_project(session, project, workers=os.cpu_count() or 1,
-                                         progress=bar.update)
+            with progress_bar(f"pre-highlighting {name}") as progress:
+                prehighlight_project(session, get_project(session, name),
+                                     workers=os.cpu_count() or 1, progress=progress)
     click.echo("demo projects: " + ", ".join(created))
     click.echo("log in as:")
     for username, role, password in DEMO_USERS:
