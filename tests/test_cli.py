@@ -105,3 +105,15 @@ def test_demo_data_planted_offsets_match_the_texts():
             if problem.get(key):
                 start, end = problem[key]
                 assert 0 <= start < end <= len(docs[problem["id"]][side])
+
+
+def test_batch_commands_show_a_progress_bar(env, tmp_path):
+    run("project", "create", "trial", "--schema", "infolossqa")
+    result = CliRunner().invoke(main, ["import", "trial",
+                                       str(write_jsonl(tmp_path / "p.jsonl", pairs(3)))])
+    assert result.exit_code == 0
+    assert "importing" in result.stderr and "3/3" in result.stderr
+    again = CliRunner().invoke(main, ["prehighlight", "trial", "--workers", "1"])
+    assert "pre-highlighting" in again.stderr and "3/3" in again.stderr
+    nothing_left = CliRunner().invoke(main, ["prehighlight", "trial"])
+    assert nothing_left.stderr == ""  # no bar when there is nothing to do
