@@ -58,7 +58,7 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
 
     @app.context_processor
     def globals_for_templates():
-        return {"app_version": __version__, "current_user": g.get("user")}
+        return {"app_version": __version__}
 
     @app.after_request
     def security_headers(response):

@@ -52,14 +52,6 @@ def rating_units(ratings: Sequence[Rating], field, doc_index: dict[str, int]) ->
     return Units([doc_index[k[0]] for k in keys], [cells[k] for k in keys]), ignored
 
 
-def unit_keys(ratings: Sequence[Rating], field, doc_index) -> list[tuple[str, str]]:
-    """(document id, item) of each unit, in the order of :func:`rating_units`."""
-    keys = {(r.document_id, str(r.item)) for r in ratings
-            if r.field == field.name and (not field.level or r.level == field.level)
-            and r.document_id in doc_index and _convert(r.value, field, stat_map(field)) is not None}
-    return sorted(keys, key=lambda k: (doc_index[k[0]], _item_key(k[1])))
-
-
 def _convert(value, field, mapping):
     if value is None or value == "":
         return None
