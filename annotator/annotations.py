@@ -315,7 +315,7 @@ def missing_for_done(assignment: Assignment, schema: Schema) -> list[dict[str, A
                                            "required"})
     given = {(r.level, r.item, r.field) for r in assignment.ratings
              if r.value not in (None, "")}
-    for level, item in rating_items(assignment, schema):
+    for level, item in rateable_items(assignment, schema):
         for spec in schema.ratings:
             if spec.level == level and spec.required and (level, item, spec.name) not in given:
                 missing.append({"field": f"ratings.{level}.{item}.{spec.name}",
@@ -324,7 +324,7 @@ def missing_for_done(assignment: Assignment, schema: Schema) -> list[dict[str, A
     return missing
 
 
-def rating_items(assignment: Assignment, schema: Schema) -> list[tuple[str, str]]:
+def rateable_items(assignment: Assignment, schema: Schema) -> list[tuple[str, str]]:
     """The (level, item) pairs a document offers for ratings."""
     document = assignment.document
     levels = {spec.level for spec in schema.ratings}
