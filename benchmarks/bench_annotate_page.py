@@ -26,14 +26,14 @@ from werkzeug.serving import make_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotator.accounts import create_user  # noqa: E402
+from annotator.study.accounts import create_user  # noqa: E402
 from annotator.app import create_app  # noqa: E402
-from annotator.assignment import assign_documents  # noqa: E402
+from annotator.annotate.assignment import assign_documents  # noqa: E402
 from annotator.config import Config  # noqa: E402
 from annotator.db import Database  # noqa: E402
 from annotator.ingest import import_file  # noqa: E402
 from annotator.models import Assignment, Edit, Span, Suggestion  # noqa: E402
-from annotator.projects import create_project  # noqa: E402
+from annotator.study.projects import create_project  # noqa: E402
 
 PASSWORD = "benchmark-password-1"
 SENTENCE_SRC = ("In this double-blind trial, {n} adults received ketamine 0.5 mg/kg i.v. "

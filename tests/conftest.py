@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from annotator.accounts import create_user
+from annotator.study.accounts import create_user
 from annotator.app import create_app
 from annotator.config import Config
 from annotator.db import Database
@@ -109,10 +109,10 @@ def login(client, username, password=PASSWORD):
 def study(database, users, tmp_path):
     """Project 'trial' (lead lee) with 3 documents, each assigned to ana and ben; one
     document's simplification carries a script payload."""
-    from annotator.assignment import assign_documents
+    from annotator.annotate.assignment import assign_documents
     from annotator.ingest import import_file
     from annotator.models import Assignment, User
-    from annotator.projects import create_project
+    from annotator.study.projects import create_project
     from tests.helpers import pairs, write_jsonl
 
     records = pairs(3)

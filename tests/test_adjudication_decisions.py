@@ -9,7 +9,7 @@ from sqlalchemy import select
 from annotator.adjudication import decisions as d
 from annotator.adjudication.gold import gold_record, release_blocker
 from annotator.adjudication.overview import adjudication_queue, apply_automatic, open_items
-from annotator.annotations import ValidationFailed
+from annotator.annotate.store import ValidationFailed
 from annotator.models import AdjudicationDecision, AuditEvent, Edit, User
 from tests.test_adjudication_support import load, project_of, qa_study, span  # noqa: F401
 

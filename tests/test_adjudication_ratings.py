@@ -13,7 +13,7 @@ from annotator.adjudication import decisions as d
 from annotator.adjudication.gold import gold_record
 from annotator.adjudication.overview import apply_automatic, open_items
 from annotator.adjudication.ratings import rating_items, resolve_rating, route_to_third
-from annotator.annotations import ValidationFailed, set_rating
+from annotator.annotate.store import ValidationFailed, set_rating
 from annotator.cli import main
 from annotator.models import Assignment, Document, TieBreakRequest, User
 from tests.test_adjudication_support import factuality_study, qa_study  # noqa: F401

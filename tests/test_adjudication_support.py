@@ -10,12 +10,12 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from annotator.accounts import create_user
-from annotator.annotations import create_edit, set_rating, set_status
-from annotator.assignment import assign_documents
+from annotator.study.accounts import create_user
+from annotator.annotate.store import create_edit, set_rating, set_status
+from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
 from annotator.models import Assignment, Document, Project, User
-from annotator.projects import create_project
+from annotator.study.projects import create_project
 from tests.conftest import PASSWORD
 from tests.helpers import write_jsonl
 

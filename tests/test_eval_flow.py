@@ -14,7 +14,7 @@ from annotator.evaluation.qa_import import import_predictions, import_references
 from annotator.evaluation.results import project_results
 from annotator.evaluation.store import assign_items, draw_sample, mine_recall
 from annotator.models import Assignment, EvalQAItem, EvalRecallPair, User
-from annotator.projects import create_project
+from annotator.study.projects import create_project
 from annotator.resources import demo_data_dir
 from tests.conftest import csrf_token, login
 
@@ -122,7 +122,7 @@ def test_recall_mining_results_and_command(env, database, users, tmp_path):
         assign_items(session, project, ["ana", "ben"])
         a = session.scalars(select(Assignment)).first()
         pair = next(p for p in pairs if p.candidate and p.document_id == a.document_id)
-        from annotator.annotations import set_rating
+        from annotator.annotate.store import set_rating
         set_rating(session, a, {"level": "qa", "item": f"p{pair.id}", "field": "recall",
                                 "value": "fully"}, a.user_id)
         r = project_results(session, project)
@@ -135,9 +135,9 @@ def test_recall_mining_results_and_command(env, database, users, tmp_path):
 
 def test_plaba_results_and_release_carries_them(env, database, users, config):
     from annotator.adjudication.decisions import complete
-    from annotator.annotations import set_rating
+    from annotator.annotate.store import set_rating
     from annotator.ingest import import_file
-    from annotator.assignment import assign_documents
+    from annotator.annotate.assignment import assign_documents
     from annotator.releases import cut_release
 
     with database.session() as session:

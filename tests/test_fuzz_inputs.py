@@ -118,7 +118,7 @@ def test_annotation_importers_refuse_cleanly_and_write_nothing(database, users, 
     a partial write."""
     from annotator.interop.importing import import_annotations
     from annotator.models import Project
-    from annotator.projects import create_project
+    from annotator.study.projects import create_project
     from tests.helpers import row_counts
 
     with database.session() as session:

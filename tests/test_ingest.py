@@ -7,7 +7,7 @@ import pytest
 
 from annotator.ingest import IngestError, import_file, read_documents
 from annotator.models import Assignment, Document, Edit, Project, Span
-from annotator.projects import create_project
+from annotator.study.projects import create_project
 from tests.helpers import pairs, row_counts, write_jsonl
 
 

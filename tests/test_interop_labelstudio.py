@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select
 
 from annotator.agreement.report import build_report
-from annotator.agreement_input import load_agreement_input
+from annotator.agreement.store import load_agreement_input
 from annotator.ingest import IngestError
 from annotator.interop import labelstudio_server
 from annotator.interop.annotations_store import project_records
@@ -17,7 +17,7 @@ from annotator.interop.importing import import_annotations
 from annotator.interop.labelstudio_tasks import to_tasks
 from annotator.interop.labelstudio_config import labeling_config, parse
 from annotator.models import Project, User
-from annotator.projects import create_project
+from annotator.study.projects import create_project
 from annotator.schemas import load_schema
 from tests.helpers import row_counts
 

@@ -12,7 +12,7 @@ from annotator.interop.annotations_store import project_documents, project_recor
 from annotator.interop.exporting import export_project
 from annotator.interop.importing import import_annotations
 from annotator.models import Assignment, Edit, Rating, Span, Suggestion, User
-from annotator.projects import create_project
+from annotator.study.projects import create_project
 
 S1 = "Mice received 5 mg of drug X i.v. The trial lasted 12 weeks. Side effects were mild."
 T1 = "Mice got a drug. The study was short. Side effects were mild."

@@ -17,7 +17,7 @@ from annotator.ingest import IngestError
 from annotator.interop.importing import import_annotations
 from annotator.interop.thresh import typology_yaml
 from annotator.models import Assignment, Edit, User
-from annotator.projects import create_project
+from annotator.study.projects import create_project
 from annotator.schemas import load_schema, parse_schema
 from tests.helpers import row_counts
 

@@ -1,9 +1,9 @@
 """Lists stay paginated however large the study."""
 
-from annotator.assignment import assign_documents
+from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
 from annotator.models import Assignment, User
-from annotator.projects import create_project
+from annotator.study.projects import create_project
 from tests.conftest import login
 from tests.helpers import pairs, write_jsonl
 

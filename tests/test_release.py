@@ -16,7 +16,7 @@ from annotator.adjudication import decisions as d
 from annotator.adjudication.overview import apply_automatic
 from annotator.cli import main
 from annotator.config import Config
-from annotator.guideline_text import guideline_markdown
+from annotator.study.guideline_text import guideline_markdown
 from annotator.models import User
 from annotator.releases import ReleaseError, cut_release, list_releases, release_file
 from tests.test_adjudication_support import load, project_of, qa_study  # noqa: F401

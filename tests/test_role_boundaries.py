@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from annotator.accounts import create_user
+from annotator.study.accounts import create_user
 from annotator.models import Assignment, Edit, Span
 from tests.conftest import PASSWORD, login
 

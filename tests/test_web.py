@@ -59,7 +59,7 @@ def test_lead_overview_shows_progress_per_annotator(client, study):
 
 
 def test_lead_of_another_project_is_not_let_in(client, study, database):
-    from annotator.accounts import create_user
+    from annotator.study.accounts import create_user
     with database.session() as session:
         create_user(session, "otherlead", PASSWORD, "lead")
     login(client, "otherlead")

@@ -20,13 +20,13 @@ from typing import Callable
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotator import audit
+from annotator.study import audit
 from annotator.adjudication.grouping import Unit, group_edits, unit_key, units_from_groups
 from annotator.adjudication.source import (edit_snapshot, edit_view, is_ready,
                                            original_assignments, source_edits)
-from annotator.annotations import ValidationFailed, validate_fields, validate_spans
+from annotator.annotate.store import ValidationFailed, validate_fields, validate_spans
 from annotator.models import AdjudicationDecision, AdjudicationState, Document, GoldEdit, User
-from annotator.projects import project_schema
+from annotator.study.projects import project_schema
 
 UNIT_KINDS = ("accept", "merge", "keep_both", "reject")
 UNDOABLE = UNIT_KINDS + ("rating", "majority", "tiebreak")

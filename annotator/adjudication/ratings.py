@@ -23,10 +23,10 @@ from annotator.adjudication.decisions import (AdjudicationError, active_decision
                                               require_open)
 from annotator.adjudication.labels import LabelOutcome, can_auto_resolve, resolve_labels
 from annotator.adjudication.source import original_assignments
-from annotator.annotations import ValidationFailed
-from annotator.assignment import annotator_pool
+from annotator.annotate.store import ValidationFailed
+from annotator.annotate.assignment import annotator_pool
 from annotator.models import Assignment, Document, GoldRating, Rating, TieBreakRequest, User
-from annotator.projects import project_schema
+from annotator.study.projects import project_schema
 
 RATING_KINDS = ("majority", "rating", "tiebreak")
 

@@ -17,7 +17,7 @@ from annotator.adjudication.ratings import rating_items
 from annotator.adjudication.source import (edit_snapshot, is_ready, original_assignments,
                                            source_edits)
 from annotator.models import Document, Suggestion, TieBreakRequest
-from annotator.projects import project_schema
+from annotator.study.projects import project_schema
 
 # Colour-blind-friendly palette (Okabe & Ito 2008), one colour per annotator.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442")

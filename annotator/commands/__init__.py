@@ -26,7 +26,7 @@ def fail(message: str, code: int = 1):
 
 def project_or_exit(session, name: str):
     """The project called ``name``, or a one-line error (listing the projects) and exit 1."""
-    from annotator.projects import ProjectError, get_project
+    from annotator.study.projects import ProjectError, get_project
 
     try:
         return get_project(session, name)

@@ -13,7 +13,7 @@ from annotator.commands import open_database, project_or_exit
 def project_report(session, project, *, bootstrap: int, seed: int, first_span_only: bool,
                    iou: float, embeddings: bool) -> dict:
     from annotator.agreement.report import build_report
-    from annotator.agreement_input import load_agreement_input, prehighlighter_precision
+    from annotator.agreement.store import load_agreement_input, prehighlighter_precision
 
     embed = None
     if embeddings:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from annotator.assignment import AssignmentError, assign_documents
+from annotator.annotate.assignment import AssignmentError, assign_documents
 from annotator.commands import fail, open_database, progress_bar, project_or_exit
 from annotator.ingest import IngestError, import_file
 from annotator.ingest.readers import FORMATS

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from annotator.commands import fail, open_database
-from annotator.projects import ProjectError, get_project
+from annotator.study.projects import ProjectError, get_project
 
 
 def _project(session, name):
@@ -85,7 +85,7 @@ def sample(project_name, per_model, seed):
 @click.option("--per-item", "per_item", type=click.IntRange(1), default=2, show_default=True)
 def assign(project_name, annotators, per_item):
     """Give each document with items to rate to N raters (balanced by items)."""
-    from annotator.assignment import AssignmentError
+    from annotator.annotate.assignment import AssignmentError
     from annotator.evaluation.store import assign_items
 
     with open_database().session() as session:

@@ -9,7 +9,7 @@ import click
 from annotator.commands import fail, open_database
 from annotator.config import Config
 from annotator.interop.exporting import DEFAULT_NAMES, EXPORT_FORMATS, export_project
-from annotator.projects import ProjectError, get_project, project_schema
+from annotator.study.projects import ProjectError, get_project, project_schema
 
 
 @click.command()

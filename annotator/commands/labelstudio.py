@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from annotator.commands import fail, open_database, project_or_exit
-from annotator.projects import project_schema
+from annotator.study.projects import project_schema
 
 SERVER_OPTIONS = [
     click.option("--url", envvar="LABEL_STUDIO_URL", help="Label Studio address "

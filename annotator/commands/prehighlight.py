@@ -26,7 +26,7 @@ def prehighlight(project_name, workers, force):
     """
     workers = workers or os.cpu_count() or 1
     database = open_database()
-    from annotator.prehighlight import prehighlight_project
+    from annotator.align.store import prehighlight_project
 
     with database.sessions() as session:
         project = project_or_exit(session, project_name)

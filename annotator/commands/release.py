@@ -6,7 +6,7 @@ import click
 
 from annotator.commands import fail, open_database
 from annotator.config import Config
-from annotator.projects import ProjectError, get_project
+from annotator.study.projects import ProjectError, get_project
 
 
 @click.command()

@@ -66,10 +66,10 @@ def demo(port, no_serve):
     problems (deleted dosages, vague rewordings, a leaked instruction, an invented claim,
     a repeated sentence). Running it again reuses what exists.
     """
-    from annotator.demo import DEMO_USERS, create_demo
+    from annotator.study.demo import DEMO_USERS, create_demo
 
-    from annotator.prehighlight import prehighlight_project
-    from annotator.projects import get_project
+    from annotator.align.store import prehighlight_project
+    from annotator.study.projects import get_project
 
     database = open_database()
     with database.session() as session:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from annotator.accounts import AccountError, create_user, find_user
+from annotator.study.accounts import AccountError, create_user, find_user
 from annotator.commands import fail, open_database
 from annotator.models import ROLES
-from annotator.projects import ProjectError, create_project
+from annotator.study.projects import ProjectError, create_project
 from annotator.schemas import SchemaError, builtin_names
 
 

@@ -35,7 +35,7 @@ def prepare(session, project: Project, data_dir: Path) -> None:
 def align_documents(session, project: Project, embedder) -> int:
     """Store the alignment engine's sentence alignment of documents that have none."""
     from annotator.align.pipeline import analyse_pair
-    from annotator.prehighlight import sentence_groups
+    from annotator.align.store import sentence_groups
 
     done = 0
     for doc in session.scalars(select(Document).where(Document.project_id == project.id,

@@ -23,7 +23,7 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotator import audit
+from annotator.study import audit
 from annotator.evaluation.sections import section_at
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.infolossqa import _invalid_spans

@@ -10,13 +10,13 @@ from collections import Counter
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from annotator import audit
+from annotator.study import audit
 from annotator.adjudication.source import tiebreak_assignment_ids
-from annotator.assignment import AssignmentError, annotator_pool
+from annotator.annotate.assignment import AssignmentError, annotator_pool
 from annotator.evaluation import recall as recall_stats
 from annotator.evaluation.sampling import Candidate, stratified_sample
 from annotator.models import Assignment, Document, EvalQAItem, EvalRecallPair, Project, Rating
-from annotator.projects import add_member, project_schema
+from annotator.study.projects import add_member, project_schema
 
 
 def pair_item(pair_id: int) -> str:

@@ -17,15 +17,15 @@ from datetime import datetime, timezone
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from annotator import audit
-from annotator.accounts import create_user
+from annotator.study import audit
+from annotator.study.accounts import create_user
 from annotator.ingest.readers import DocumentRecord, IngestError, Problem
 from annotator.ingest.store import store_documents
 from annotator.interop.records import (
     AnnotationRecord, EditIn, ImportReport, RatingIn, SpanIn, check_records,
 )
 from annotator.models import Assignment, Document, Edit, Project, Rating, Span, User
-from annotator.projects import add_member, project_schema
+from annotator.study.projects import add_member, project_schema
 
 
 def store_annotations(session: Session, project: Project, records: list[AnnotationRecord],

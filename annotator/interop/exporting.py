@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from annotator.interop.annotations_store import project_documents, project_records
 from annotator.models import Document, Project, Suggestion
-from annotator.projects import project_schema
+from annotator.study.projects import project_schema
 
 EXPORT_FORMATS = ("thresh", "labelstudio", "jsonl", "csv", "infolossqa")
 # Where each format goes by default, under the exports folder: a folder or a file name.

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from annotator.interop.annotations_store import store_annotations
 from annotator.interop.records import ImportReport
 from annotator.models import Document, Project
-from annotator.projects import project_schema
+from annotator.study.projects import project_schema
 
 ANNOTATION_FORMATS = ("thresh", "labelstudio", "labelstudio-min", "infolossqa",
                       "annotations-jsonl", "annotations-csv")

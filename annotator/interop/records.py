@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotator.annotations import ValidationFailed, validate_fields
+from annotator.annotate.store import ValidationFailed, validate_fields
 from annotator.ingest.readers import (
     IngestError,
     Problem,

@@ -30,12 +30,13 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotator import __version__, audit
+from annotator import __version__
+from annotator.study import audit
 from annotator.adjudication.gold import gold_record, release_blocker
 from annotator.adjudication.source import tiebreak_assignment_ids
-from annotator.guideline_text import GuidelineNotFound, guideline_markdown
+from annotator.study.guideline_text import GuidelineNotFound, guideline_markdown
 from annotator.models import Assignment, Document, Project
-from annotator.projects import project_schema
+from annotator.study.projects import project_schema
 from annotator.releases.browse import project_folder, valid_version
 from annotator.releases.formats import gold_csv_text, json_text, jsonl_text, safe_name
 
@@ -140,7 +141,7 @@ def agreement_report(session, project, released, bootstrap: int, seed: int) -> d
     """The agreement engine's report on the released documents, pre-adjudication work of
     the original annotators only (third annotators' tie-break labels left out)."""
     from annotator.agreement.report import build_report
-    from annotator.agreement_input import load_agreement_input
+    from annotator.agreement.store import load_agreement_input
 
     data = load_agreement_input(session, project, embed=None)
     keep = {d.external_id for d in released}

@@ -18,9 +18,9 @@ from annotator.adjudication import decisions as d
 from annotator.adjudication.overview import adjudication_queue, apply_automatic
 from annotator.adjudication.ratings import resolve_rating, route_to_third
 from annotator.adjudication.view import document_view
-from annotator.annotations import ValidationFailed, set_rating
+from annotator.annotate.store import ValidationFailed, set_rating
 from annotator.models import Document, Rating, TieBreakRequest
-from annotator.projects import project_schema
+from annotator.study.projects import project_schema
 from annotator.releases import ReleaseError, cut_release, list_releases, release_file
 from annotator.web.access import db, lead_required, load_user, login_required, project_for_lead
 

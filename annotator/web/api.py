@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
-from annotator.annotations import (
+from annotator.annotate.store import (
     Conflict,
     ValidationFailed,
     add_time,
@@ -32,7 +32,7 @@ from annotator.annotations import (
     update_edit,
 )
 from annotator.models import Assignment, Edit, Suggestion, SuggestionAction
-from annotator.projects import project_schema
+from annotator.study.projects import project_schema
 from annotator.schemas import Schema
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
 

@@ -7,10 +7,10 @@ from urllib.parse import urlparse
 
 from flask import Blueprint, flash, redirect, render_template, request, session, url_for
 
-from annotator import audit
+from annotator.study import audit
 from sqlalchemy import func, select
 
-from annotator.accounts import authenticate
+from annotator.study.accounts import authenticate
 from annotator.models import AuditEvent
 from annotator.web.access import db, load_user
 

@@ -8,9 +8,9 @@ from flask import Blueprint, render_template
 from sqlalchemy import func, select
 
 from annotator.evaluation import mode_of
-from annotator.live_agreement import live_summary
+from annotator.agreement.store import live_summary
 from annotator.models import Assignment, Document, Project, ProjectMember, User
-from annotator.projects import project_schema
+from annotator.study.projects import project_schema
 from annotator.web.access import db, lead_required, load_user, project_for_lead
 
 bp = Blueprint("dashboard", __name__, url_prefix="/projects")

@@ -6,9 +6,9 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from sqlalchemy import func, select
 from sqlalchemy.orm import contains_eager
 
-from annotator.guideline_text import GuidelineNotFound, guideline_html
+from annotator.study.guideline_text import GuidelineNotFound, guideline_html
 from annotator.models import Assignment, Document, TieBreakRequest
-from annotator.projects import project_schema
+from annotator.study.projects import project_schema
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
 
 bp = Blueprint("documents", __name__)

@@ -14,7 +14,7 @@ from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_
 from markupsafe import Markup
 from sqlalchemy import select
 
-from annotator.annotations import assignment_to_dict, rating_to_dict, set_status
+from annotator.annotate.store import assignment_to_dict, rating_to_dict, set_status
 from annotator.evaluation import mode_of
 from annotator.evaluation.criteria import is_negative
 from annotator.evaluation.plainfact import suggested_relation
@@ -24,7 +24,7 @@ from annotator.evaluation.results import project_results
 from annotator.evaluation.store import pair_item, qa_items, recall_pairs
 from annotator.evaluation.tiebreak import route_disagreements
 from annotator.models import Assignment, EvalQAItem, TieBreakRequest
-from annotator.projects import project_schema
+from annotator.study.projects import project_schema
 from annotator.web.access import (assignment_for_viewer, db, lead_required, load_user,
                                   login_required, project_for_lead)
 from annotator.web.api import body, schema_to_dict

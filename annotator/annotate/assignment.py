@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from annotator import audit
+from annotator.study import audit
 from annotator.models import Assignment, Document, Project, ProjectMember, User
-from annotator.projects import add_member
+from annotator.study.projects import add_member
 
 
 class AssignmentError(ValueError):

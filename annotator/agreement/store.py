@@ -8,16 +8,19 @@ annotators' own work, never on adjudicated gold.
 
 from __future__ import annotations
 
+import threading
+
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
+from annotator.agreement.report import build_report
 from annotator.agreement.data import AgreementInput, Document, Edit, Rating, Span, Work
 from annotator.models import Assignment
 from annotator.models import Document as DocumentRow
 from annotator.models import Edit as EditRow
 from annotator.models import Project
 from annotator.models import Rating as RatingRow
-from annotator.projects import project_schema
+from annotator.study.projects import project_schema
 
 
 def load_agreement_input(session: Session, project: Project, *, embed=None) -> AgreementInput:
@@ -92,3 +95,28 @@ def prehighlighter_precision(session: Session, project: Project) -> dict:
         decided = entry["accepted"] + entry["dismissed"]
         entry["precision"] = round(entry["accepted"] / decided, 4) if decided else None
     return result
+
+
+# The agreement summary on the lead's project page, cached per project: recomputed only
+# when the project's annotations change (change_marker); a short bootstrap and no embeddings
+# keep it fast enough for a page request. The full report is the `agreement` command's job.
+LIVE_BOOTSTRAP = 200
+_cache: dict[int, tuple[tuple, dict]] = {}
+_lock = threading.Lock()
+
+
+def live_summary(session: Session, project: Project) -> dict:
+    marker = change_marker(session, project)
+    with _lock:
+        cached = _cache.get(project.id)
+    if cached is not None and cached[0] == marker:
+        return cached[1]
+    report = build_report(load_agreement_input(session, project), bootstrap=LIVE_BOOTSTRAP)
+    summary = {"counts": report["counts"], "rows": report["interpretation"],
+               "warnings": report["warnings"],
+               "spans": {side: {kind: entry[kind]["macro"] for kind in ("exact", "partial")
+                                if kind in entry}
+                         for side, entry in report["spans"].items()}}
+    with _lock:
+        _cache[project.id] = (marker, summary)
+    return summary

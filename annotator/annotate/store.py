@@ -14,9 +14,9 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from annotator import audit
+from annotator.study import audit
 from annotator.models import Assignment, Edit, Rating, Span, Suggestion, SuggestionAction
-from annotator.projects import project_schema
+from annotator.study.projects import project_schema
 from annotator.schemas import EditType, FieldSpec, Schema
 
 MAX_TIME_REPORT_SECONDS = 300  # one heartbeat never adds more than this

@@ -6,7 +6,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from annotator import audit
+from annotator.study import audit
 from annotator.models import ROLES, User
 
 MIN_PASSWORD_LENGTH = 8

@@ -15,9 +15,9 @@ from typing import Callable
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from annotator import audit
+from annotator.study import audit
 from annotator.models import Document, Project, Suggestion
-from annotator.projects import project_schema
+from annotator.study.projects import project_schema
 
 CHUNK = 50
 MIN_DOCUMENTS_PER_WORKER = 40

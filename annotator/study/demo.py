@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from annotator.accounts import create_user, find_user
-from annotator.assignment import assign_documents
+from annotator.study.accounts import create_user, find_user
+from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
-from annotator.projects import create_project
+from annotator.study.projects import create_project
 from annotator.models import Project
 from annotator.resources import demo_data_dir
 from sqlalchemy import select

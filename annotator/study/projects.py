@@ -7,7 +7,7 @@ from functools import lru_cache
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotator import audit
+from annotator.study import audit
 from annotator.models import Project, ProjectMember, User
 from annotator.schemas import Schema, load_schema, parse_schema
 

@@ -1,0 +1,1 @@
+"""Annotate: assignments of documents to annotators, and their edits and ratings (database side)."""
