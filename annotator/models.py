@@ -30,7 +30,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column
 
 ROLES = ("admin", "lead", "annotator")
 SIDES = ("source", "target")
-ASSIGNMENT_STATUSES = ("assigned", "in_progress", "done")
+ASSIGNMENT_STATUSES = ("assigned", "in_progress", "done", "skipped")
 
 
 def utcnow() -> datetime:
@@ -72,6 +72,7 @@ class User(Base):
     username: Mapped[str] = mapped_column(String(80), unique=True)
     password_hash: Mapped[str] = mapped_column(String(255))
     role: Mapped[str] = mapped_column(String(16))
+    email: Mapped[str | None] = mapped_column(String(254), unique=True, index=True, nullable=True)
     active: Mapped[bool] = mapped_column(default=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -152,7 +153,7 @@ class Assignment(Versioned, Base):
     __table_args__ = (
         UniqueConstraint("document_id", "user_id"),
         Index("ix_assignments_user_status", "user_id", "status"),
-        CheckConstraint("status IN ('assigned', 'in_progress', 'done')", name="status"),
+        CheckConstraint("status IN ('assigned', 'in_progress', 'done', 'skipped')", name="status"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -164,6 +165,9 @@ class Assignment(Versioned, Base):
     seconds_spent: Mapped[float] = mapped_column(Float, default=0.0)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # What an imported record carried beyond the edits (a tool's own ids, per-record metadata),
+    # kept so that exports give it back.
+    meta: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     document: Mapped[Document] = relationship(back_populates="assignments")
@@ -191,6 +195,12 @@ class Edit(Versioned, Base):
     suggestion_id: Mapped[int | None] = mapped_column(
         ForeignKey("suggestions.id", ondelete="SET NULL"), nullable=True
     )
+    # A constituent of a composite edit (SALSA's `structure` edits) points at its composite.
+    parent_id: Mapped[int | None] = mapped_column(
+        ForeignKey("edits.id", ondelete="CASCADE"), nullable=True, index=True
+    )
+    # What an imported edit carried beyond type, fields and spans (e.g. the tool's edit id).
+    meta: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     assignment: Mapped[Assignment] = relationship(back_populates="edits")
