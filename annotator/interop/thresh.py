@@ -34,12 +34,13 @@ from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.records import (
     AnnotationRecord, EditIn, RatingIn, load_json_array, record_id, record_owner, span_pairs,
 )
+from annotator.interop.infolossqa import EDIT_TYPE_OF_CATEGORY
 from annotator.schemas import Schema
 
 # Thresh categories of published typologies -> edit types; an alias applies to every schema
 # that has the edit type it points to (InfoLossQA's omission/concept, SimpleOG's trailing).
 CATEGORY_ALIASES: dict[str, str] = {
-    "omission": "deletion", "concept": "oversimplification",
+    **EDIT_TYPE_OF_CATEGORY,
     "trailing": "overgeneration", "insertion": "overgeneration", "error": "error_span",
 }
 RESERVED = {"id", "source", "target", "edits", "_thresh_id", "_seconds_spent", "_completed",
