@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 from annotator import __version__
 from annotator.study import audit
 from annotator.adjudication.gold import gold_record, release_blocker
-from annotator.adjudication.source import tiebreak_assignment_ids
+from annotator.adjudication.store import tiebreak_assignment_ids
 from annotator.study.guideline_text import GuidelineNotFound, guideline_markdown
 from annotator.models import Assignment, Document, Project
 from annotator.study.projects import project_schema

@@ -15,7 +15,8 @@ from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, rend
 from sqlalchemy import select
 
 from annotator.adjudication import decisions as d
-from annotator.adjudication.overview import adjudication_queue, apply_automatic
+from annotator.adjudication import store
+from annotator.adjudication.overview import adjudication_queue, apply_automatic, complete
 from annotator.adjudication.ratings import resolve_rating, route_to_third
 from annotator.adjudication.view import document_view
 from annotator.annotate.store import ValidationFailed, set_rating
@@ -92,7 +93,7 @@ def decide(project_id: int, document_id: int):
     except ValidationFailed as exc:
         db().rollback()
         return jsonify(error="invalid", message=str(exc), problems=exc.problems), 422
-    except (d.AdjudicationError, KeyError, TypeError, ValueError) as exc:
+    except (store.AdjudicationError, KeyError, TypeError, ValueError) as exc:
         db().rollback()
         return jsonify(error="refused", message=str(exc)), 409
     return jsonify(document_view(db(), document, None))
@@ -118,8 +119,8 @@ ACTIONS = {
                                                   u, n),
     "route": lambda doc, u, b, n: route_to_third(db(), doc, list(b["keys"]), u,
                                                  username=b.get("username") or None, note=n),
-    "auto": lambda doc, u, b, n: apply_automatic(db(), doc, u, embed=None, complete=False),
-    "complete": lambda doc, u, b, n: d.complete(db(), doc, u, n),
+    "auto": lambda doc, u, b, n: apply_automatic(db(), doc, u, embed=None, mark_complete=False),
+    "complete": lambda doc, u, b, n: complete(db(), doc, u, n),
     "reopen": lambda doc, u, b, n: d.reopen(db(), doc, u, n, reset=bool(b.get("reset"))),
 }
 
