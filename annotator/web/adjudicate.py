@@ -142,7 +142,7 @@ def releases(project_id: int):
             manifest = cut_release(db(), project, version, exports_path=_exports(),
                                    notes=request.form.get("notes", "").strip(),
                                    require_complete=bool(request.form.get("require_complete")),
-                                   bootstrap=200, user_id=load_user().id)
+                                   user_id=load_user().id)
             db().commit()
             flash(f"Release {version} written: {manifest['counts']['documents_released']} "
                   f"document(s), {manifest['counts']['documents_excluded']} excluded.", "ok")
