@@ -19,6 +19,7 @@ from annotator.adjudication.store import (
     source_edits,
     state_of,
 )
+from annotator.core.vocabulary import SIDES
 from annotator.models import AdjudicationState, Document, GoldEdit
 
 
@@ -101,7 +102,7 @@ def gold_record(session: Session, document: Document) -> dict:
 
 
 def _first(spans: dict) -> tuple:
-    for side in ("source", "target"):
+    for side in SIDES:
         if spans[side]:
             return (0 if side == "source" else 1, spans[side][0][0])
     return (2, 0)
