@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from annotator.study import audit
-from annotator.adjudication.source import tiebreak_assignment_ids
+from annotator.adjudication.store import tiebreak_assignment_ids
 from annotator.annotate.modes import project_mode
 from annotator.annotate.assignment import AssignmentError, annotator_pool
 from annotator.evaluation import recall as recall_stats

@@ -34,7 +34,7 @@ from annotator import __version__
 from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.study import audit
 from annotator.adjudication.gold import gold_record, release_blocker
-from annotator.adjudication.source import tiebreak_assignment_ids
+from annotator.adjudication.store import tiebreak_assignment_ids
 from annotator.study.guideline_text import GuidelineNotFound, guideline_markdown
 from annotator.models import Assignment, Document, Project
 from annotator.study.projects import project_schema
@@ -47,9 +47,15 @@ class ReleaseError(Exception):
 
 
 def cut_release(session: Session, project: Project, version: str, *, exports_path: Path,
-                notes: str = "", require_complete: bool = False, bootstrap: int = 1000,
-                seed: int = 0, user_id: int | None = None) -> dict:
-    """Write the release and return its manifest."""
+                notes: str = "", require_complete: bool = False, bootstrap: int | None = None,
+                seed: int | None = None, user_id: int | None = None) -> dict:
+    """Write the release and return its manifest. The agreement report's resamples and seed
+    default to the project's own (``agreement.store.bootstrap_settings``)."""
+    from annotator.agreement.store import bootstrap_settings
+
+    configured = bootstrap_settings(project)
+    bootstrap = configured["bootstrap"] if bootstrap is None else bootstrap
+    seed = configured["seed"] if seed is None else seed
     if not valid_version(version):
         raise ReleaseError(f"version {version!r}: use letters, digits, '.', '_' or '-' "
                            "(e.g. v1.0)")

@@ -14,7 +14,8 @@ from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, rend
                    request, send_file, url_for)
 
 from annotator.adjudication import decisions as d
-from annotator.adjudication.overview import adjudication_queue, apply_automatic
+from annotator.adjudication import store
+from annotator.adjudication.overview import adjudication_queue, apply_automatic, complete
 from annotator.adjudication.ratings import resolve_rating, route_to_third
 from annotator.adjudication.view import document_view
 from annotator.annotate.store import Conflict, ValidationFailed
@@ -119,7 +120,7 @@ def decide(project_id: int, document_id: int):
     except ValidationFailed as exc:
         db().rollback()
         return jsonify(error="invalid", message=str(exc), problems=exc.problems), 422
-    except d.AdjudicationError as exc:
+    except store.AdjudicationError as exc:
         db().rollback()
         return jsonify(error="refused", message=str(exc)), 409
     return jsonify(document_view(db(), document, None))
@@ -147,8 +148,8 @@ ACTIONS = {
               lambda doc, u, b, n: route_to_third(db(), doc, b["keys"], u,
                                                   username=b["username"] or None, note=n)),
     "auto": ((), lambda doc, u, b, n: apply_automatic(db(), doc, u, embed=None,
-                                                      complete=False)),
-    "complete": ((), lambda doc, u, b, n: d.complete(db(), doc, u, n)),
+                                                      mark_complete=False)),
+    "complete": ((), lambda doc, u, b, n: complete(db(), doc, u, n)),
     "reopen": ((optional("reset", FLAG),),
                lambda doc, u, b, n: d.reopen(db(), doc, u, n, reset=bool(b["reset"]))),
 }
@@ -171,7 +172,7 @@ def releases(project_id: int):
             manifest = cut_release(db(), project, version, exports_path=_exports(),
                                    notes=request.form.get("notes", "").strip(),
                                    require_complete=bool(request.form.get("require_complete")),
-                                   bootstrap=200, user_id=load_user().id)
+                                   user_id=load_user().id)
             db().commit()
             flash(f"Release {version} written: {manifest['counts']['documents_released']} "
                   f"document(s), {manifest['counts']['documents_excluded']} excluded.", "ok")

@@ -14,7 +14,7 @@ from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_
                    request, url_for)
 from markupsafe import Markup
 
-from annotator.adjudication.decisions import AdjudicationError
+from annotator.adjudication.store import AdjudicationError
 from annotator.annotate.modes import project_mode
 from annotator.core.serialise import assignment_to_dict, rating_to_dict, schema_to_dict
 from annotator.evaluation.export import results_csv, results_json
