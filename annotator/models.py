@@ -86,6 +86,9 @@ class Project(Versioned, Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(120), unique=True)
+    # The folder of the project's releases under exports/: unique (case-insensitively, checked
+    # at creation), so two projects never share one (``trial.`` and ``trial`` would).
+    slug: Mapped[str] = mapped_column(String(120), unique=True)
     schema_name: Mapped[str] = mapped_column(String(120))
     # The schema YAML exactly as it was when the project was created: a project keeps
     # working (and releases stay reproducible) even if the built-in file changes later.

@@ -33,6 +33,7 @@ def release(project_name, version, notes, require_complete, bootstrap):
             manifest = cut_release(session, project, version, exports_path=exports,
                                    notes=notes, require_complete=require_complete,
                                    bootstrap=bootstrap)
+            slug = project.slug
         except (ProjectError, ReleaseError) as exc:
             fail(str(exc))
     counts = manifest["counts"]
@@ -41,6 +42,6 @@ def release(project_name, version, notes, require_complete, bootstrap):
                f"gold rating(s), {counts['documents_excluded']} excluded")
     for item in manifest["excluded"]:
         click.echo(f"  excluded {item['id']}: {item['reason']}")
-    from annotator.releases.browse import project_folder
+    from annotator.releases.browse import release_folder
 
-    click.echo(f"written to {project_folder(exports, project_name) / version}")
+    click.echo(f"written to {release_folder(exports, slug, version)}")

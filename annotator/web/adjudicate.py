@@ -150,14 +150,14 @@ def releases(project_id: int):
             flash(f"Release refused: {exc}", "error")
         return redirect(url_for("adjudicate.releases", project_id=project.id))
     return render_template("releases.html", project=project,
-                           releases=list_releases(_exports(), project.name))
+                           releases=list_releases(_exports(), project.slug))
 
 
 @bp.route("/projects/<int:project_id>/releases/<version>/<path:filename>")
 @lead_required
 def release_download(project_id: int, version: str, filename: str):
     project = project_for_lead(project_id)
-    path = release_file(_exports(), project.name, version, filename)
+    path = release_file(_exports(), project.slug, version, filename)
     if path is None:
         abort(404)
     return send_file(path, as_attachment=True, download_name=path.name,
