@@ -1,4 +1,5 @@
-"""hardening: unique release folder per project (projects.slug)
+"""hardening: unique release folder per project (projects.slug), session generations,
+login throttle counters
 
 Revision ID: 0006_hardening
 Revises: 0005
@@ -41,7 +42,23 @@ def upgrade() -> None:
         batch_op.create_unique_constraint(batch_op.f('uq_projects_slug'), ['slug'])
 
 
+    with op.batch_alter_table('users', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('session_generation', sa.Integer(), nullable=False,
+                                      server_default='0'))
+    op.create_table(
+        'login_throttle',
+        sa.Column('key', sa.String(length=200), nullable=False),
+        sa.Column('attempts', sa.Integer(), nullable=False),
+        sa.Column('window_start', sa.Float(), nullable=False),
+        sa.Column('next_allowed', sa.Float(), nullable=False),
+        sa.PrimaryKeyConstraint('key', name=op.f('pk_login_throttle')),
+    )
+
+
 def downgrade() -> None:
+    op.drop_table('login_throttle')
+    with op.batch_alter_table('users', schema=None) as batch_op:
+        batch_op.drop_column('session_generation')
     with op.batch_alter_table('projects', schema=None) as batch_op:
         batch_op.drop_constraint(batch_op.f('uq_projects_slug'), type_='unique')
         batch_op.drop_column('slug')
