@@ -19,7 +19,7 @@ from annotator.annotate.modes import schema_mode
 from annotator.core.keys import rating_key
 from annotator.core.spans import span_problem
 from annotator.core.vocabulary import ANNOTATOR_SET_STATUSES, SIDE_LABELS, SUGGESTION_ACTIONS
-from annotator.models import Assignment, Edit, Rating, Span, Suggestion, SuggestionAction
+from annotator.models import AdjudicationDecision, Assignment, Edit, Rating, Span, Suggestion, SuggestionAction
 from annotator.schemas import EditType, FieldSpec, Schema
 from annotator.study import audit
 from annotator.study.projects import project_schema
@@ -330,6 +330,7 @@ def set_status(session: Session, assignment: Assignment, status: Any, version: A
             return missing
         assignment.completed_at = datetime.now(timezone.utc)
     else:
+        _check_not_adjudicated(session, assignment)
         assignment.completed_at = None
     before = assignment.status
     assignment.status = status
@@ -338,6 +339,16 @@ def set_status(session: Session, assignment: Assignment, status: Any, version: A
                  project_id=assignment.document.project_id, object_type="assignment",
                  object_id=assignment.id, before=before, after=status)
     return []
+
+
+def _check_not_adjudicated(session: Session, assignment: Assignment) -> None:
+    """Once a lead has started adjudicating a document, its annotators' work is frozen:
+    gold edits point at these edits, and changing them would leave gold without a source."""
+    if assignment.status == "done" and session.scalar(
+            select(AdjudicationDecision.id).where(
+                AdjudicationDecision.document_id == assignment.document_id).limit(1)):
+        raise Conflict("this document is being adjudicated (or was): your work on it is "
+                       "frozen; ask your lead if something must change")
 
 
 def _touch(assignment: Assignment) -> None:

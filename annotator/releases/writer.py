@@ -38,8 +38,9 @@ from annotator.adjudication.store import tiebreak_assignment_ids
 from annotator.study.guideline_text import GuidelineNotFound, guideline_markdown
 from annotator.models import Assignment, Document, Project
 from annotator.study.projects import project_schema
-from annotator.releases.browse import project_folder, valid_version
-from annotator.releases.formats import gold_csv_text, json_text, jsonl_text, safe_name
+from annotator.releases.browse import project_folder, release_folder, valid_version
+from annotator.releases.formats import gold_csv_text, json_text, jsonl_text
+from annotator.safe_paths import file_component
 
 
 class ReleaseError(Exception):
@@ -59,8 +60,8 @@ def cut_release(session: Session, project: Project, version: str, *, exports_pat
     if not valid_version(version):
         raise ReleaseError(f"version {version!r}: use letters, digits, '.', '_' or '-' "
                            "(e.g. v1.0)")
-    folder = project_folder(exports_path, project.name)
-    final = folder / version
+    folder = project_folder(exports_path, project.slug)
+    final = release_folder(exports_path, project.slug, version)
     if final.exists():
         raise ReleaseError(f"release {version} of {project.name} exists already ({final}); "
                            "releases are immutable: choose a new version")
@@ -129,7 +130,7 @@ def _raw_annotations(session, released) -> dict[str, list[dict]]:
                                   .order_by(Assignment.id)).all()
     for a in sorted(assignments, key=lambda a: (a.user.username, a.document.position,
                                                 a.document.id)):
-        by_name.setdefault(safe_name(a.user.username), []).append({
+        by_name.setdefault(file_component(a.user.username), []).append({
             "document_id": a.document.external_id, "annotator": a.user.username,
             "role": "tiebreak" if a.id in tiebreak else "annotator", "status": a.status,
             "seconds_spent": round(a.seconds_spent or 0.0, 1),
@@ -180,6 +181,8 @@ def _write_atomically(folder: Path, final: Path, files: dict[str, bytes]) -> Non
     try:
         for name, data in files.items():
             path = staging / name
+            if not path.resolve().is_relative_to(staging.resolve()):
+                raise ReleaseError(f"release file name {name!r} leaves the release folder")
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
             path.chmod(0o444)

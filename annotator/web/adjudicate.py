@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, render_template,
-                   request, send_file, url_for)
+from flask import (Blueprint, Response, abort, current_app, flash, jsonify, redirect,
+                   render_template, request, send_file, url_for)
 
 from annotator.adjudication import decisions as d
 from annotator.adjudication import store
@@ -22,7 +22,9 @@ from annotator.annotate.store import Conflict, ValidationFailed
 from annotator.annotate.tiebreak import routed_requests, save_tiebreak_form, tiebreak_items
 from annotator.models import Document
 from annotator.study.projects import project_schema
-from annotator.releases import ReleaseError, cut_release, list_releases, release_file
+from annotator.releases import (ReleaseError, cut_release, list_releases, release_file,
+                                verify_release)
+from annotator.releases.verify import listed_file_problem
 from annotator.web.access import db, lead_required, load_user, login_required, project_for_lead
 from annotator.web.validation import (
     ANY,
@@ -180,17 +182,24 @@ def releases(project_id: int):
             db().rollback()
             flash(f"Release refused: {exc}", "error")
         return redirect(url_for("adjudicate.releases", project_id=project.id))
-    return render_template("releases.html", project=project,
-                           releases=list_releases(_exports(), project.name))
+    found = list_releases(_exports(), project.slug)
+    for manifest in found:
+        manifest["verification"] = verify_release(_exports(), project.slug, manifest["version"])
+    return render_template("releases.html", project=project, releases=found)
 
 
 @bp.route("/projects/<int:project_id>/releases/<version>/<path:filename>")
 @lead_required
 def release_download(project_id: int, version: str, filename: str):
     project = project_for_lead(project_id)
-    path = release_file(_exports(), project.name, version, filename)
+    path = release_file(_exports(), project.slug, version, filename)
     if path is None:
         abort(404)
+    problem = listed_file_problem(_exports(), project.slug, version, filename)
+    if problem:
+        return Response(f"{filename} of release {version} no longer matches its manifest "
+                        f"({problem}); download refused. Run `annotator release verify "
+                        f"{project.name} {version}`.\n", status=409, mimetype="text/plain")
     return send_file(path, as_attachment=True, download_name=path.name,
                      mimetype="text/plain" if path.suffix != ".html" else "application/octet-stream")
 
