@@ -22,8 +22,7 @@ from datetime import datetime, timezone
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from annotator.study import audit
-from annotator.study.accounts import create_user
+from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.ingest.readers import DocumentRecord, IngestError, Problem
 from annotator.ingest.store import store_documents
 from annotator.annotate.store import missing_for_done
@@ -31,6 +30,8 @@ from annotator.interop.records import (
     AnnotationRecord, EditIn, ImportOptions, ImportReport, RatingIn, SpanIn, check_records,
 )
 from annotator.models import Assignment, Document, Edit, Project, Rating, Span, User
+from annotator.study import audit
+from annotator.study.accounts import create_user
 from annotator.study.projects import add_member, project_schema
 
 
@@ -205,7 +206,7 @@ def project_records(session: Session, project: Project) -> list[AnnotationRecord
             document_id=doc.external_id, annotator=a.user.username, line=0,
             source=doc.source, target=doc.target, meta=dict(doc.meta or {}),
             edits=edit_tree(a.edits),
-            ratings=[RatingIn(g.level, g.item, g.field, g.value, g.rationale) for g in a.ratings],
+            ratings=[_rating_in(rating_to_dict(g)) for g in a.ratings],
             seconds_spent=round(a.seconds_spent or 0.0, 3), status=a.status,
             assignment_meta=dict(a.meta or {})))
     return records
@@ -220,11 +221,16 @@ def edit_tree(edits: list[Edit]) -> list[EditIn]:
             children.setdefault(e.parent_id, []).append(e)
 
     def one(e: Edit) -> EditIn:
-        spans = [SpanIn(s.side, s.start, s.end) for s in sorted(e.spans, key=lambda s: s.id)]
-        return EditIn(e.edit_type, dict(e.fields or {}), spans, meta=dict(e.meta or {}),
-                      constituents=[one(c) for c in children.get(e.id, [])])
+        data = edit_to_dict(e)
+        return EditIn(data["edit_type"], data["fields"], [SpanIn(**s) for s in data["spans"]],
+                      meta=data["meta"], constituents=[one(c) for c in children.get(e.id, [])])
 
     return [one(e) for e in edits if e.parent_id is None]
+
+
+def _rating_in(rating: dict) -> RatingIn:
+    return RatingIn(rating["level"], rating["item"], rating["field"], rating["value"],
+                    rating["rationale"])
 
 
 def project_documents(session: Session, project: Project) -> list[Document]:

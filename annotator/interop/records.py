@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from annotator.annotate.store import ValidationFailed, validate_fields
+from annotator.core.spans import span_problem
+from annotator.core.vocabulary import SIDES
 from annotator.ingest.readers import (
     IngestError,
     Problem,
@@ -235,7 +237,7 @@ def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
                                     "in the project and the record carries no texts"))
             continue
         for edit in record.edits:
-            _check_edit(edit, schema, dict(zip(("source", "target"), pair)), name, line,
+            _check_edit(edit, schema, dict(zip(SIDES, pair)), name, line,
                         problems, options, report)
         for rating in record.ratings:
             spec = schema.rating(rating.field, rating.level)
@@ -292,20 +294,19 @@ def _check_edit(edit: EditIn, schema: Schema, texts: dict[str, str], name: str, 
 
 
 def _check_span(span: SpanIn, edit_type, texts, name, line, problems, options, report):
-    if span.side not in edit_type.sides:
-        where = ("a document-level edit: no spans" if edit_type.document_level
-                 else f"spans may only lie on: {', '.join(edit_type.sides)}")
-        problems.append(Problem(name, line, span.where, f"{edit_type.name} {where}"
-                                + got([span.start, span.end])))
-        return
-    length = len(texts[span.side])
-    if 0 <= span.start < length < span.end and options.clip_spans:
+    length = len(texts[span.side]) if span.side in texts else 0
+    past_end = span.side in edit_type.sides and 0 <= span.start < length < span.end
+    if past_end and options.clip_spans:
         report.clipped.append(f"{name}:{line}: field '{span.where}': [{span.start}, "
                               f"{span.end}] clipped to [{span.start}, {length}] (the "
                               f"{span.side} text has {length} characters)")
         span.end = length
-    elif not 0 <= span.start < span.end <= length:
-        hint = ("; --clip-spans clips spans that run past the end of the text"
-                if 0 <= span.start < length < span.end else "")
-        problems.append(Problem(name, line, span.where, f"span lies outside the {span.side} "
-                                f"text (length {length}){hint}" + got([span.start, span.end])))
+    problem = span_problem(span.side, span.start, span.end, texts, sides=edit_type.sides,
+                           kind=edit_type.name)
+    if problem is None:
+        return
+    if edit_type.document_level:
+        problem = f"{edit_type.name} is a document-level edit: no spans"
+    elif past_end:
+        problem += "; --clip-spans clips spans that run past the end of the text"
+    problems.append(Problem(name, line, span.where, problem + got([span.start, span.end])))

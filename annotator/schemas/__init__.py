@@ -31,10 +31,10 @@ import re
 
 import yaml
 
+from annotator.core.vocabulary import RATING_LEVELS, SIDES
+
 BUILTIN_DIR = Path(__file__).parent
-SIDES = ("source", "target")
 FIELD_TYPES = ("text", "choice", "ordinal", "multichoice")
-RATING_LEVELS = ("document", "sentence", "pair", "qa")
 PREHIGHLIGHTERS = (
     "trailing",
     "leaked_instruction",
