@@ -3,8 +3,10 @@
 Every stage that hands an edit, a rating, a suggestion or an assignment on (JSON API, audit
 log, adjudication snapshots, agreement input, exports, releases) starts from these dicts.
 They only read attributes, so they work on the ORM rows without importing SQLAlchemy.
-Spans are always in (side, start, end) order, so two serialisations of the same edit compare
-equal whatever order the rows came in.
+Spans come in the order they were marked (or listed in an imported file; the ORM orders an
+edit's spans by id): "the first span of an edit" is the first one marked, which is what the
+published InfoLossQA first-span figures score, and Thresh's span lists round-trip as they
+were. Code that compares span sets compares them as sets.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ def span_to_dict(span) -> dict[str, Any]:
 
 
 def spans_to_dicts(spans) -> list[dict[str, Any]]:
-    return [span_to_dict(s) for s in sorted(spans, key=lambda s: (s.side, s.start, s.end))]
+    return [span_to_dict(s) for s in spans]
 
 
 def edit_to_dict(edit) -> dict[str, Any]:

@@ -7,7 +7,8 @@ Contents of ``<exports>/<project>/<V>/``:
 - ``annotations/<annotator>.jsonl`` each annotator's raw work on the released documents;
 - ``agreement.json`` / ``agreement.html`` the agreement report of those documents computed
   on the annotators' own (pre-adjudication) work, without embeddings (deterministic);
-- ``schema.yaml`` and ``guideline.md`` exactly as the project used them;
+- ``schema.yaml`` and ``guideline.md`` exactly as the project used them (the manifest lists
+  the schema's revisions, see ``annotator project schema``);
 - ``results/`` (evaluation projects) the mode's results as JSON and CSV;
 - ``MANIFEST.json`` counts, tool version, notes, excluded documents with reasons, and the
   sha256 and size of every other file.
@@ -41,6 +42,7 @@ from annotator.study.projects import project_schema
 from annotator.releases.browse import project_folder, release_folder, valid_version
 from annotator.releases.formats import gold_csv_text, json_text, jsonl_text
 from annotator.safe_paths import file_component
+from annotator.study.schema_revision import revisions as schema_revisions
 
 
 class ReleaseError(Exception):
@@ -84,7 +86,8 @@ def cut_release(session: Session, project: Project, version: str, *, exports_pat
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "tool": {"name": "annotator", "version": __version__},
         "schema": {"name": project.schema_name, "file": "schema.yaml",
-                   "guideline": project_schema(project).guideline},
+                   "guideline": project_schema(project).guideline,
+                   "revisions": schema_revisions(session, project)},
         "agreement": {"on": "annotators' own work (pre-adjudication) on released documents",
                       "bootstrap": bootstrap, "seed": seed, "embeddings": False},
         "counts": _counts(records, documents, excluded, files),
