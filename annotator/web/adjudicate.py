@@ -15,7 +15,7 @@ from flask import (Blueprint, Response, abort, current_app, flash, jsonify, redi
 
 from annotator.adjudication import decisions as d
 from annotator.adjudication import store
-from annotator.adjudication.overview import adjudication_queue, apply_automatic, complete
+from annotator.adjudication.overview import adjudication_queue, apply_automatic, complete, in_view
 from annotator.adjudication.ratings import resolve_rating, route_to_third
 from annotator.adjudication.view import document_view
 from annotator.annotate.store import Conflict, ValidationFailed
@@ -67,8 +67,9 @@ def queue(project_id: int):
     field_name = request.args.get("field") or None
     pair_arg = request.args.get("pair") or ""
     pair = tuple(pair_arg.split(",", 1)) if "," in pair_arg else None
-    entries = adjudication_queue(db(), project, field_name=field_name, pair=pair)
-    everyone = sorted({n for e in adjudication_queue(db(), project) for n in e.annotators})
+    every_entry = adjudication_queue(db(), project)  # computed once; filtered below
+    entries = [e for e in every_entry if in_view(e, field_name, pair)]
+    everyone = sorted({n for e in every_entry for n in e.annotators})
     fields = [e.name for e in schema.edit_types] + [r.name for r in schema.ratings
                                                     if r.type != "text"]
     return render_template("adjudicate_queue.html", project=project, entries=entries,
