@@ -9,8 +9,10 @@ STAMP := $(VENV)/.installed
 demo: setup
 	$(VENV)/bin/annotator demo
 
-# The whole suite on SQLite, then every database test again on a real PostgreSQL server.
+# Lint (ruff, configured in pyproject.toml), the whole suite on SQLite, then every database
+# test again on a real PostgreSQL server.
 test: setup system-deps
+	$(VENV)/bin/ruff check .
 	$(PY) -m pytest $(PYTEST_ARGS)
 	bash scripts/with-postgres.sh $(PY) -m pytest $(PYTEST_ARGS)
 
@@ -29,6 +31,7 @@ $(STAMP): pyproject.toml
 system-deps:
 	bash scripts/system-deps.sh
 
+# Every benchmark at a small size (benchmarks/run_all.py); run a script alone for full size.
 bench: setup
 	$(PY) benchmarks/run_all.py
 
