@@ -42,8 +42,7 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     app.extensions["annotator_db"] = database
     csrf.init_app(app)
 
-    from annotator.web import adjudicate, api, auth, dashboard, documents
-    from annotator.web import evaluation
+    from annotator.web import adjudicate, api, auth, dashboard, documents, evaluation
 
     app.register_blueprint(auth.bp)  # first: its login check runs before any other hook
     app.register_blueprint(api.bp)

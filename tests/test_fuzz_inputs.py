@@ -2,7 +2,6 @@
 and never a partial write."""
 
 import json
-import string
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -14,13 +14,20 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from annotator.core.serialise import assignment_to_dict, edit_to_dict, rating_to_dict
 from annotator.annotate.modes import schema_mode
 from annotator.core.keys import rating_key
+from annotator.core.serialise import assignment_to_dict, edit_to_dict, rating_to_dict
 from annotator.core.spans import span_problem
 from annotator.core.vocabulary import ANNOTATOR_SET_STATUSES, SIDE_LABELS, SUGGESTION_ACTIONS
-from annotator.models import (AdjudicationDecision, Assignment, Edit, Rating, Span, Suggestion,
-                              SuggestionAction)
+from annotator.models import (
+    AdjudicationDecision,
+    Assignment,
+    Edit,
+    Rating,
+    Span,
+    Suggestion,
+    SuggestionAction,
+)
 from annotator.schemas import EditType, FieldSpec, Schema, field_applies
 from annotator.study import audit
 from annotator.study.projects import project_schema

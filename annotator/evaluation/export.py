@@ -7,8 +7,8 @@ import csv
 import io
 import json
 
-from annotator.evaluation.results import csv_rows
 from annotator.core.stable_json import json_text
+from annotator.evaluation.results import csv_rows
 
 
 def results_json(data: dict) -> str:

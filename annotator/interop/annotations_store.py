@@ -22,12 +22,18 @@ from datetime import datetime, timezone
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
+from annotator.annotate.store import missing_for_done
 from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.ingest.readers import DocumentRecord, IngestError, Problem
 from annotator.ingest.store import store_documents
-from annotator.annotate.store import missing_for_done
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, ImportOptions, ImportReport, RatingIn, SpanIn, check_records,
+    AnnotationRecord,
+    EditIn,
+    ImportOptions,
+    ImportReport,
+    RatingIn,
+    SpanIn,
+    check_records,
 )
 from annotator.models import Assignment, Document, Edit, Project, Rating, Span, User
 from annotator.study import audit

@@ -25,7 +25,13 @@ from typing import Any
 from annotator.core.spans import span_problem
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, SpanIn, load_json_array, record_id, record_owner, span_pairs,
+    AnnotationRecord,
+    EditIn,
+    SpanIn,
+    load_json_array,
+    record_id,
+    record_owner,
+    span_pairs,
 )
 from annotator.schemas import Schema
 

@@ -14,11 +14,19 @@ from typing import Any
 
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.labelstudio_config import (
-    choice_to_value, edit_field_controls, labeling_config, parse, rating_controls,
+    choice_to_value,
+    edit_field_controls,
+    labeling_config,
+    parse,
+    rating_controls,
 )
 from annotator.interop.labelstudio_tasks import SINGLE_ITEM
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, RatingIn, SpanIn, load_json_array,
+    AnnotationRecord,
+    EditIn,
+    RatingIn,
+    SpanIn,
+    load_json_array,
 )
 from annotator.schemas import Schema
 

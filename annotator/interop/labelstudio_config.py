@@ -21,8 +21,8 @@ from typing import Any
 
 from label_studio_sdk.label_interface import LabelInterface
 
-from annotator.schemas import FieldSpec, Schema
 from annotator.core.vocabulary import SIDES
+from annotator.schemas import FieldSpec, Schema
 
 SIDE_TITLES = {"source": "Original", "target": "Simplification"}
 

@@ -14,7 +14,9 @@ returned as notes).
 from __future__ import annotations
 
 from annotator.interop.labelstudio_config import (
-    edit_field_controls, rating_controls, value_to_result,
+    edit_field_controls,
+    rating_controls,
+    value_to_result,
 )
 from annotator.interop.records import AnnotationRecord, EditIn
 from annotator.schemas import Schema

@@ -10,8 +10,19 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from flask import (Blueprint, Response, abort, current_app, flash, jsonify, redirect,
-                   render_template, request, send_file, url_for)
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    send_file,
+    url_for,
+)
 
 from annotator.adjudication import decisions as d
 from annotator.adjudication import store
@@ -21,10 +32,15 @@ from annotator.adjudication.view import document_view
 from annotator.annotate.store import Conflict, ValidationFailed
 from annotator.annotate.tiebreak import routed_requests, save_tiebreak_form, tiebreak_items
 from annotator.models import Document
-from annotator.study.projects import project_schema
-from annotator.releases import (ReleaseError, cut_release, list_releases, release_file,
-                                verify_release)
+from annotator.releases import (
+    ReleaseError,
+    cut_release,
+    list_releases,
+    release_file,
+    verify_release,
+)
 from annotator.releases.verify import listed_file_problem
+from annotator.study.projects import project_schema
 from annotator.web.access import db, lead_required, load_user, login_required, project_for_lead
 from annotator.web.validation import (
     ANY,
@@ -201,8 +217,12 @@ def release_download(project_id: int, version: str, filename: str):
         return Response(f"{filename} of release {version} no longer matches its manifest "
                         f"({problem}); download refused. Run `annotator release verify "
                         f"{project.name} {version}`.\n", status=409, mimetype="text/plain")
-    return send_file(path, as_attachment=True, download_name=path.name,
-                     mimetype="text/plain" if path.suffix != ".html" else "application/octet-stream")
+    return send_file(
+        path,
+        as_attachment=True,
+        download_name=path.name,
+        mimetype="text/plain" if path.suffix != ".html" else "application/octet-stream",
+    )
 
 
 # ---------------------------------------------------------------- third annotator

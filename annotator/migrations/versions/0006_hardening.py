@@ -6,9 +6,8 @@ Revises: 0006_refactor
 """
 import re
 
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 revision = '0006_hardening'
 down_revision = '0006_refactor'
