@@ -218,7 +218,9 @@ class Edit(Versioned, Base):
 
     assignment: Mapped[Assignment] = relationship(back_populates="edits")
     spans: Mapped[list[Span]] = relationship(
-        back_populates="edit", cascade="all, delete-orphan", order_by="(Span.side, Span.start)"
+        # In the order they were marked (or listed in an imported file): "the first span of
+        # an edit" means the first one marked, as in the InfoLossQA figures.
+        back_populates="edit", cascade="all, delete-orphan", order_by="Span.id"
     )
 
 

@@ -10,12 +10,17 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotator.adjudication.decisions import active_decisions, state_of
 from annotator.adjudication.overview import open_items
 from annotator.adjudication.ratings import rating_items
-from annotator.adjudication.source import is_ready, original_assignments, source_edits
-from annotator.models import AdjudicationState, Document, GoldEdit
+from annotator.adjudication.store import (
+    active_decisions,
+    is_ready,
+    original_assignments,
+    source_edits,
+    state_of,
+)
 from annotator.core.vocabulary import SIDES
+from annotator.models import AdjudicationState, Document, GoldEdit
 
 
 def release_blocker(session: Session, document: Document) -> str | None:

@@ -51,7 +51,7 @@ def export(project_name, fmt, out, typology, ls_config):
     except ProjectError as exc:
         fail(str(exc))
     if typology:
-        from annotator.interop.thresh import typology_yaml
+        from annotator.interop.thresh_export import typology_yaml
 
         typology.write_text(typology_yaml(schema), encoding="utf-8")
         result.written.append(typology)

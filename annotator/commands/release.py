@@ -33,8 +33,10 @@ def release():
 @click.option("--require-complete", is_flag=True,
               help="Refuse the release when any document is not fully adjudicated "
                    "(default: leave such documents out and list them in the manifest).")
-@click.option("--bootstrap", default=1000, show_default=True, type=click.IntRange(0, 100_000),
-              help="Bootstrap resamples for the agreement report's intervals.")
+@click.option("--bootstrap", default=None, type=click.IntRange(0, 100_000),
+              help="Bootstrap resamples for the agreement report's intervals (default: the "
+                   "project's setting, 1000 unless changed with `annotator agreement "
+                   "PROJECT --bootstrap N --save-settings`).")
 def cut(project_name, version, notes, require_complete, bootstrap):
     """Write exports/PROJECT/VERSION/ with the gold set, raw annotations, agreement report,
     schema, guideline and a MANIFEST.json of checksums (ANNOTATOR_EXPORTS_PATH moves

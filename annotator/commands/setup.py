@@ -94,7 +94,9 @@ def project():
 @project.command("create")
 @click.argument("name")
 @click.option("--schema", "schema", required=True,
-              help=f"A built-in schema ({', '.join(builtin_names())}) or a path to a YAML file.")
+              help=f"A built-in schema ({', '.join(builtin_names())}) or a schema file: this "
+                   "tool's YAML, a Thresh typology (.yml with edits:) or a Label Studio "
+                   "labeling config (.xml).")
 @click.option("--annotators-per-doc", type=click.IntRange(1, 20), default=2, show_default=True,
               help="How many independent annotators see each document.")
 @click.option("--lead", "leads", multiple=True, help="User name of a lead (repeatable).")
@@ -122,3 +124,44 @@ def project_create(name, schema, annotators_per_doc, leads):
             click.echo(f"created project {created.name} (schema {created.schema_name})")
     except (ProjectError, SchemaError) as exc:
         fail(str(exc))
+
+
+@project.command("schema")
+@click.argument("project_name", metavar="PROJECT")
+@click.argument("file", metavar="FILE")
+@click.option("--all-errors", is_flag=True, help="List every annotation that would break "
+              "(default: the first 20, and how many more).")
+def project_schema_command(project_name, file, all_errors):
+    """Replace the schema of PROJECT by FILE, if every stored annotation stays valid.
+
+    Refused otherwise, listing every edit, rating or finished document that would break
+    (with the stored value). The revision is recorded in the audit trail and listed in
+    later releases' MANIFEST.json.
+
+    \b
+    Example: add an option, then check and apply
+      annotator schema show my-schema.yaml
+      annotator project schema trial my-schema.yaml
+    """
+    from annotator.commands import project_or_exit
+    from annotator.schemas import load_schema
+    from annotator.study.schema_revision import SchemaRevisionRefused, revise_schema
+
+    try:
+        new = load_schema(file)
+    except SchemaError as exc:
+        fail(str(exc))
+    database = open_database()
+    try:
+        with database.session() as session:
+            project_ = project_or_exit(session, project_name)
+            revision = revise_schema(session, project_, new)
+    except SchemaRevisionRefused as exc:
+        shown = exc.problems if all_errors else exc.problems[:20]
+        listing = "\n".join(f"  {p}" for p in shown)
+        if len(exc.problems) > len(shown):
+            listing += (f"\n  ... and {len(exc.problems) - len(shown)} more (--all-errors "
+                        "lists every one)")
+        fail(f"schema of {project_name} not changed: {exc}:\n{listing}")
+    changes = "; ".join(revision.changes) or "no change in what is annotated"
+    click.echo(f"revised the schema of {project_name} (now {new.name}): {changes}")

@@ -44,9 +44,9 @@ def export_project(session: Session, project: Project, fmt: str, out: Path) -> E
     records = project_records(session, project)
     result = ExportResult(records=len(records))
     if fmt == "thresh":
-        from annotator.interop.thresh import to_thresh
+        from annotator.interop.thresh_export import to_thresh
 
-        for annotator, rows in to_thresh(records).items():
+        for annotator, rows in to_thresh(records, schema).items():
             result.written.append(_dump(child_path(out, annotator, suffix=".json"), rows))
     elif fmt == "labelstudio":
         from annotator.interop.labelstudio_tasks import to_tasks

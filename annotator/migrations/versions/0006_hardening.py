@@ -2,7 +2,7 @@
 login throttle counters, time of the last heartbeat
 
 Revision ID: 0006_hardening
-Revises: 0005
+Revises: 0006_refactor
 """
 import re
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 
 revision = '0006_hardening'
-down_revision = '0005'
+down_revision = '0006_refactor'
 branch_labels = None
 depends_on = None
 
