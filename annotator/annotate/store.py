@@ -8,15 +8,18 @@ each other. Drafts may be incomplete; completeness is checked when a document is
 
 from __future__ import annotations
 
+import math
+import time
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import case, or_, select, update
 from sqlalchemy.orm import Session
 
 from annotator.annotate.modes import schema_mode
 from annotator.core.keys import rating_key
 from annotator.core.serialise import assignment_to_dict, edit_to_dict, rating_to_dict
+from annotator.core.limits import current_limits
 from annotator.core.spans import span_problem
 from annotator.core.vocabulary import ANNOTATOR_SET_STATUSES, SIDE_LABELS, SUGGESTION_ACTIONS
 from annotator.models import (
@@ -71,6 +74,10 @@ def _check_open(assignment: Assignment) -> None:
 def validate_spans(spans: Any, edit_type: EditType, assignment: Assignment) -> list[Span]:
     if not isinstance(spans, list):
         raise ValidationFailed([{"field": "spans", "message": "must be a list"}])
+    limit = current_limits().max_spans_per_edit
+    if len(spans) > limit:
+        raise ValidationFailed([{"field": "spans", "message": f"{len(spans):,} spans, more "
+                                 f"than the limit of {limit} per edit"}])
     texts = {"source": assignment.document.source, "target": assignment.document.target}
     problems, result, seen = [], [], set()
     for i, span in enumerate(spans):
@@ -267,20 +274,33 @@ def record_suggestion_action(session: Session, assignment: Assignment, suggestio
     return record
 
 
-def add_time(session: Session, assignment: Assignment, seconds: Any) -> float:
+def add_time(session: Session, assignment: Assignment, seconds: Any,
+             now: float | None = None) -> float:
     """Add active time reported by the page (it pauses while the tab is hidden or idle).
 
     An atomic increment in SQL, outside the version check: time from two tabs adds up
     instead of conflicting, and a heartbeat never makes the annotator's next save stale.
+    A heartbeat is credited at most the wall-clock time since the previous one (and at
+    most :data:`MAX_TIME_REPORT_SECONDS`), so replaying heartbeats cannot inflate
+    ``seconds_spent``; the bound is computed inside the same UPDATE, so parallel
+    heartbeats cannot both claim one interval.
     """
-    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
-        raise ValidationFailed([{"field": "seconds", "message": "a non-negative number"}])
+    if (not isinstance(seconds, (int, float)) or isinstance(seconds, bool)
+            or not math.isfinite(seconds) or seconds < 0):
+        raise ValidationFailed([{"field": "seconds", "message": "a non-negative number "
+                                 f"of seconds, got {seconds!r}"}])
     if assignment.status != "done":
+        now = time.time() if now is None else now
+        last = Assignment.last_time_report
+        elapsed = case((last.is_(None), MAX_TIME_REPORT_SECONDS), else_=now - last)
+        claim = min(float(seconds), float(MAX_TIME_REPORT_SECONDS))
+        credit = case((elapsed < claim, elapsed), else_=claim)
         session.execute(
-            update(Assignment).where(Assignment.id == assignment.id).values(
-                seconds_spent=Assignment.seconds_spent + min(float(seconds),
-                                                             MAX_TIME_REPORT_SECONDS)))
-        session.refresh(assignment, ["seconds_spent"])
+            update(Assignment).where(Assignment.id == assignment.id,
+                                     or_(last.is_(None), last < now)).values(
+                seconds_spent=Assignment.seconds_spent + credit, last_time_report=now)
+            .execution_options(synchronize_session=False))
+        session.refresh(assignment, ["seconds_spent", "last_time_report"])
     return assignment.seconds_spent
 
 

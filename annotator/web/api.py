@@ -27,6 +27,7 @@ from annotator.annotate.store import (
     set_status,
     update_edit,
 )
+from annotator.core import strict_json
 from annotator.core.serialise import (
     assignment_to_dict,
     edit_to_dict,
@@ -69,9 +70,17 @@ def conflict(exc: Conflict):
 
 
 def body() -> dict:
-    data = request.get_json(silent=True)
+    """The request's JSON object, parsed strictly: NaN/Infinity, deep nesting are a 400;
+    a NUL character or lone surrogate a 422 naming the field."""
+    try:
+        data = strict_json.loads(request.get_data(as_text=True))
+    except strict_json.StrictJSONError as exc:
+        abort(400, description=f"request body: {exc}")
     if not isinstance(data, dict):
         abort(400, description="expected a JSON object")
+    found = strict_json.value_problem(data)
+    if found:
+        raise ValidationFailed([{"field": found[0], "message": found[1]}])
     return data
 
 
