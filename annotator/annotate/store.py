@@ -15,10 +15,12 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from annotator.core.serialise import assignment_to_dict, edit_to_dict, rating_to_dict
+from annotator.annotate.modes import schema_mode
 from annotator.core.keys import rating_key
 from annotator.core.spans import span_problem
 from annotator.core.vocabulary import ANNOTATOR_SET_STATUSES, SIDE_LABELS, SUGGESTION_ACTIONS
-from annotator.models import Assignment, Edit, Rating, Span, Suggestion, SuggestionAction
+from annotator.models import (AdjudicationDecision, Assignment, Edit, Rating, Span, Suggestion,
+                              SuggestionAction)
 from annotator.schemas import EditType, FieldSpec, Schema, field_applies
 from annotator.study import audit
 from annotator.study.projects import project_schema
@@ -330,16 +332,22 @@ def _item_label(level: str, item: str) -> str:
 
 def set_status(session: Session, assignment: Assignment, status: Any, version: Any,
                user_id: int) -> list[dict]:
-    """Mark done (if complete) or reopen. Returns the list of missing items (empty = done)."""
+    """Mark done (if complete: the schema's required answers and the mode's done rule) or
+    reopen. Returns the list of missing items (empty = done)."""
     if status not in ANNOTATOR_SET_STATUSES:
         raise ValidationFailed([{"field": "status", "message": "'done' or 'in_progress'"}])
     _check_version(assignment, version, "assignment", assignment_to_dict(assignment))
     if status == "done":
-        missing = missing_for_done(assignment, project_schema(assignment.document.project))
+        schema = project_schema(assignment.document.project)
+        missing = missing_for_done(assignment, schema)
+        mode_rule = schema_mode(schema).hook("done_rule")  # e.g. QA items all rated
+        if mode_rule is not None:
+            missing += mode_rule(session, assignment)
         if missing:
             return missing
         assignment.completed_at = datetime.now(timezone.utc)
     else:
+        _check_not_adjudicated(session, assignment)
         assignment.completed_at = None
     before = assignment.status
     assignment.status = status
@@ -348,6 +356,16 @@ def set_status(session: Session, assignment: Assignment, status: Any, version: A
                  project_id=assignment.document.project_id, object_type="assignment",
                  object_id=assignment.id, before=before, after=status)
     return []
+
+
+def _check_not_adjudicated(session: Session, assignment: Assignment) -> None:
+    """Once a lead has started adjudicating a document, its annotators' work is frozen:
+    gold edits point at these edits, and changing them would leave gold without a source."""
+    if assignment.status == "done" and session.scalar(
+            select(AdjudicationDecision.id).where(
+                AdjudicationDecision.document_id == assignment.document_id).limit(1)):
+        raise Conflict("this document is being adjudicated (or was): your work on it is "
+                       "frozen; ask your lead if something must change")
 
 
 def _touch(assignment: Assignment) -> None:

@@ -49,6 +49,43 @@ def user_add(username, role, password):
     click.echo(f"added {role} {username}")
 
 
+@user.command("password")
+@click.argument("username")
+@click.option("--password", help="Leave out to be asked (not echoed).")
+def user_password(username, password):
+    """Set a new password (and activate the account); every open session of the user ends."""
+    from annotator.study.accounts import find_user, set_password
+
+    if password is None:
+        password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
+    database = open_database()
+    try:
+        with database.session() as session:
+            found = find_user(session, username)
+            if found is None:
+                fail(f"no user named {username!r}")
+            set_password(session, found, password)
+            found.active = True
+    except AccountError as exc:
+        fail(str(exc))
+    click.echo(f"password of {username} set; their open sessions ended")
+
+
+@user.command("deactivate")
+@click.argument("username")
+def user_deactivate(username):
+    """The user can no longer log in; every open session ends now."""
+    from annotator.study.accounts import deactivate, find_user
+
+    database = open_database()
+    with database.session() as session:
+        found = find_user(session, username)
+        if found is None:
+            fail(f"no user named {username!r}")
+        deactivate(session, found)
+    click.echo(f"{username} deactivated; their open sessions ended")
+
+
 @click.group()
 def project():
     """Create and inspect projects."""

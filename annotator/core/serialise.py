@@ -55,3 +55,25 @@ def assignment_to_dict(assignment) -> dict[str, Any]:
     return {"id": assignment.id, "status": assignment.status, "version": assignment.version,
             "seconds_spent": round(assignment.seconds_spent or 0.0, 1),
             "user": assignment.user.username, "meta": dict(assignment.meta or {})}
+
+
+def _field_to_dict(f) -> dict[str, Any]:
+    return {"name": f.name, "label": f.label, "type": f.type, "required": f.required,
+            "help": f.help, "level": f.level,
+            "options": [{"value": o.value, "label": o.label} for o in f.options]}
+
+
+def schema_to_dict(schema) -> dict[str, Any]:
+    """What the pages need of a schema: its mode, edit types, rating fields and which edit
+    type each suggestion kind becomes when accepted."""
+    return {
+        "name": schema.name, "title": schema.title, "unit": schema.unit, "mode": schema.mode,
+        "guideline": schema.guideline,
+        "edit_types": [{"name": e.name, "label": e.label, "sides": list(e.sides),
+                        "required_sides": list(e.required_sides), "color": e.color,
+                        "key": e.key, "description": e.description,
+                        "fields": [_field_to_dict(f) for f in e.fields]}
+                       for e in schema.edit_types],
+        "ratings": [_field_to_dict(r) for r in schema.ratings],
+        "suggestion_types": dict(schema.suggestion_types),
+    }

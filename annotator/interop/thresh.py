@@ -54,13 +54,14 @@ from annotator.interop.records import (
     AnnotationRecord, EditIn, ImportOptions, RatingIn, drop_ignored, got, load_json_array,
     record_id, span_pairs,
 )
-from annotator.models import ASSIGNMENT_STATUSES
+from annotator.interop.infolossqa import EDIT_TYPE_OF_CATEGORY
+from annotator.core.vocabulary import ASSIGNMENT_STATUSES
 from annotator.schemas import Schema
 
 # Thresh categories of published typologies -> edit types; an alias applies to every schema
 # that has the edit type it points to (InfoLossQA's omission/concept, SimpleOG's trailing).
 CATEGORY_ALIASES: dict[str, str] = {
-    "omission": "deletion", "concept": "oversimplification",
+    **EDIT_TYPE_OF_CATEGORY,
     "trailing": "overgeneration", "insertion": "overgeneration", "error": "error_span",
 }
 # Record keys read into texts, edits, ratings and document metadata; every other key is

@@ -31,18 +31,16 @@ import re
 
 import yaml
 
-from annotator.core.vocabulary import RATING_LEVELS, SIDES
+from annotator.core.vocabulary import (
+    PREHIGHLIGHTERS,
+    RATING_LEVELS,
+    SIDES,
+    SUGGESTION_KINDS,
+    TASK_MODES,
+)
 
 BUILTIN_DIR = Path(__file__).parent
 FIELD_TYPES = ("text", "choice", "ordinal", "multichoice")
-PREHIGHLIGHTERS = (
-    "trailing",
-    "leaked_instruction",
-    "repetition",
-    "semantic_outlier",
-    "deletion",
-    "oversimplification",
-)
 
 
 class SchemaYamlLoader(yaml.SafeLoader):
@@ -172,10 +170,15 @@ class Schema:
     title: str
     description: str
     unit: str  # "document" or "sentence": what one imported record is
+    # The task mode (annotator.annotate.modes): which page, done rule and results apply.
+    mode: str = "annotation"
     edit_types: tuple[EditType, ...] = ()
     ratings: tuple[FieldSpec, ...] = ()
     prehighlighters: tuple[str, ...] = ()
     guideline: str | None = None
+    # Accepting a suggestion of this kind creates an edit of this type (kind -> edit type
+    # name); kinds not listed fall back to the first edit type spanning the same sides.
+    suggestion_types: dict[str, str] = field(default_factory=dict)
     source_text: str = field(default="", repr=False)  # the YAML exactly as loaded
 
     def edit_type(self, name: str) -> EditType | None:
@@ -260,13 +263,16 @@ class _Parser:
         self.known_keys(
             data,
             "",
-            {"name", "title", "description", "unit", "edit_types", "ratings",
-             "prehighlighters", "guideline"},
+            {"name", "title", "description", "unit", "mode", "edit_types", "ratings",
+             "prehighlighters", "suggestion_types", "guideline"},
         )
         name = self.identifier(data.get("name"), "name")
         unit = data.get("unit", "document")
         if unit not in ("document", "sentence"):
             self.fail("unit", "'document' or 'sentence'", unit)
+        mode = data.get("mode", "annotation")
+        if mode not in TASK_MODES:
+            self.fail("mode", f"one of {list(TASK_MODES)}", mode)
         edit_types = self.edit_types(data.get("edit_types", []))
         ratings = tuple(
             self.field_spec(r, f"ratings[{i}]", rating=True)
@@ -288,12 +294,25 @@ class _Parser:
             title=self.string(data.get("title"), "title", required=False, default=name),
             description=self.string(data.get("description"), "description", False),
             unit=unit,
+            mode=mode,
+            suggestion_types=self.suggestion_types(data.get("suggestion_types", {}), edit_types),
             edit_types=edit_types,
             ratings=ratings,
             prehighlighters=tuple(pre),
             guideline=self.string(data.get("guideline"), "guideline", required=False) or None,
             source_text=text,
         )
+
+    def suggestion_types(self, value, edit_types) -> dict[str, str]:
+        names = [e.name for e in edit_types]
+        for kind, edit_type in self.mapping(value, "suggestion_types").items():
+            if kind not in SUGGESTION_KINDS:
+                self.fail("suggestion_types", f"suggestion kinds among {list(SUGGESTION_KINDS)}",
+                          kind)
+            if edit_type not in names:
+                self.fail(f"suggestion_types.{kind}", f"an edit type of this schema {names}",
+                          edit_type)
+        return dict(value)
 
     def list_of(self, value, key):
         if not isinstance(value, list):
