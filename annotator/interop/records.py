@@ -317,8 +317,6 @@ def _check_span(span: SpanIn, edit_type, texts, name, line, problems, options, r
                            kind=edit_type.name)
     if problem is None:
         return
-    if edit_type.document_level:
-        problem = f"{edit_type.name} is a document-level edit: no spans"
-    elif past_end:
+    if past_end:
         problem += "; --clip-spans clips spans that run past the end of the text"
     problems.append(Problem(name, line, span.where, problem + got([span.start, span.end])))

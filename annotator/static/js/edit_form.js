@@ -34,13 +34,38 @@ export function editTitle(ctx, edit) {
   return `${type ? type.label : edit.edit_type}${edit.id ? " #" + edit.id : " (new)"}`;
 }
 
+/** Whether a field is asked given the answers so far: a conditional (sub-)question only
+ * when the field it depends on holds one of its values, and that field is asked too. */
+export function fieldApplies(type, field, values) {
+  const seen = new Set();
+  while (field && field.when && !seen.has(field.name)) {
+    seen.add(field.name);
+    const [parent, allowed] = field.when;
+    if (!allowed.includes(values[parent])) return false;
+    field = type.fields.find((f) => f.name === parent);
+  }
+  return Boolean(field);
+}
+
+/** Show only the questions that apply; forget answers to questions that no longer do (the
+ * server refuses a sub-answer whose condition does not hold). */
+function applyConditions(ctx, container, edit, type) {
+  for (const field of type.fields) {
+    const applies = fieldApplies(type, field, edit.fields);
+    const box = container.querySelector(`.field[data-name="${CSS.escape(field.name)}"]`);
+    if (box) box.hidden = !applies;
+    if (!applies && field.name in edit.fields) ctx.edits.setField(edit, field.name, "", 0);
+  }
+}
+
 export function renderEditList(ctx, container) {
   const { state } = ctx;
   const items = state.edits.map((edit) => {
     const type = state.typesByName[edit.edit_type] || {};
     const text = edit.fields.question || edit.fields.category || edit.fields.error ||
       (edit.spans[0] ? `“${snippet(ctx, edit.spans[0], 48)}”` : "no spans yet");
-    const incomplete = (type.fields || []).some((f) => f.required && (edit.fields[f.name] ?? "") === "") ||
+    const incomplete = (type.fields || []).some((f) => f.required && fieldApplies(type, f, edit.fields) &&
+      (edit.fields[f.name] ?? "") === "") ||
       (type.required_sides || []).some((side) => !edit.spans.some((s) => s.side === side));
     const button = el("button", {
       type: "button", class: `edit-item${edit.key === state.activeKey ? " current" : ""}`,
@@ -77,6 +102,8 @@ function choiceGroup(ctx, edit, field, disabled) {
           value = inputs.filter((x) => x.checked).map((x) => field.options[Number(x.value)].value);
         }
         ctx.edits.setField(edit, field.name, value, 0);
+        const form = input.closest(".fields");
+        if (form) applyConditions(ctx, form, edit, ctx.state.typesByName[edit.edit_type]);
         ctx.refreshList();
       });
       return el("label", { class: "choice" }, input, el("span", {}, field.type === "ordinal" ? `${opt.value} · ${opt.label}` : opt.label));
@@ -137,6 +164,7 @@ export function renderEditForm(ctx, container, edit) {
       el("button", { type: "button", class: "danger ghost small", onclick: (e) => confirmDelete(ctx, edit, e.currentTarget) }, "Delete edit")),
   );
   renderSpans(ctx, spans, edit);
+  applyConditions(ctx, fields, edit, type);
   updateWarnings(ctx, container, edit);
 }
 
@@ -151,6 +179,10 @@ export function renderSpans(ctx, container, edit) {
   const { state } = ctx;
   const type = state.typesByName[edit.edit_type];
   const locked = ctx.locked();
+  if (!type.sides.length) {  // a document-level edit: about the whole pair, no spans
+    container.replaceChildren(el("p", { class: "hint document-level" }, "About the whole pair: no spans."));
+    return;
+  }
   const rows = type.sides.map((side) => {
     const list = edit.spans.map((s, i) => [s, i]).filter(([s]) => s.side === side);
     const required = type.required_sides.includes(side);

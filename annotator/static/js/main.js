@@ -137,7 +137,8 @@ Object.assign(ctx, {
     ctx.openEdit(edit.key);
     const type = ctx.state.typesByName[typeName];
     const sides = type.sides.map((s) => (s === "source" ? "original" : "simplification")).join(" and ");
-    ctx.notify(`New ${type.label.toLowerCase()}: select text in the ${sides} to add spans.`);
+    ctx.notify(type.sides.length ? `New ${type.label.toLowerCase()}: select text in the ${sides} to add spans.`
+      : `New ${type.label.toLowerCase()} about the whole pair: fill in its fields.`);
     const form = ctx.els.form;
     (form.querySelector(".span-row select") || form.querySelector("textarea"))?.focus();
   },
