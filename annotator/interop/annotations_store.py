@@ -31,7 +31,9 @@ from annotator.study.projects import add_member, project_schema
 
 def store_annotations(session: Session, project: Project, records: list[AnnotationRecord],
                       file_name: str, *, fmt: str, report: ImportReport | None = None,
-                      user_id: int | None = None) -> ImportReport:
+                      user_id: int | None = None, replace: bool = False) -> ImportReport:
+    """``replace``: an annotator's earlier work on a document is replaced by the file's
+    (a pull that follows ongoing work in another tool) instead of refused."""
     report = report or ImportReport()
     schema = project_schema(project)
     documents = {d.external_id: d for d in session.scalars(
@@ -40,7 +42,8 @@ def store_annotations(session: Session, project: Project, records: list[Annotati
     problems = check_records(records, schema, file_name, texts)
     if not records and not problems:
         problems.append(Problem(file_name, None, None, "the file holds no annotations"))
-    problems += _already_annotated(session, project, records, documents, file_name)
+    if not replace:
+        problems += _already_annotated(session, project, records, documents, file_name)
     if problems:
         raise IngestError(sorted(problems, key=lambda p: p.line or 0))
 
@@ -56,12 +59,17 @@ def store_annotations(session: Session, project: Project, records: list[Annotati
         documents = {d.external_id: d for d in session.scalars(
             select(Document).where(Document.project_id == project.id))}
 
+    documents_only = [r for r in records if r.document_only]
+    if documents_only:
+        report.notes.append(f"{len(documents_only)} task(s) without annotations: imported "
+                            "as documents only")
+    records = [r for r in records if not r.document_only]
     users = {}
     for r in records:
         if r.annotator not in users:
             users[r.annotator] = _user(session, project, r.annotator, report)
     for r in records:
-        _store_one(session, documents[r.document_id], users[r.annotator], r)
+        _store_one(session, documents[r.document_id], users[r.annotator], r, replace)
         report.records += 1
         report.edits += len(r.edits)
         report.ratings += len(r.ratings)
@@ -102,12 +110,19 @@ def _user(session: Session, project: Project, username: str, report: ImportRepor
     return user
 
 
-def _store_one(session: Session, document: Document, user: User, r: AnnotationRecord) -> None:
+def _store_one(session: Session, document: Document, user: User, r: AnnotationRecord,
+               replace: bool = False) -> None:
     assignment = session.scalar(select(Assignment).where(
         Assignment.document_id == document.id, Assignment.user_id == user.id))
     if assignment is None:
         assignment = Assignment(document_id=document.id, user_id=user.id)
         session.add(assignment)
+    elif replace:
+        for old in list(assignment.edits) + list(assignment.ratings):
+            session.delete(old)
+        session.flush()
+    if r.record_meta:
+        assignment.meta = dict(r.record_meta)
     now = datetime.now(timezone.utc)
     assignment.status = r.status
     assignment.seconds_spent = float(r.seconds_spent or 0.0)
@@ -120,7 +135,7 @@ def _store_one(session: Session, document: Document, user: User, r: AnnotationRe
                 seen.add((s.side, s.start, s.end))
                 spans.append(Span(side=s.side, start=s.start, end=s.end))
         session.add(Edit(assignment=assignment, edit_type=e.edit_type, fields=e.fields,
-                         spans=spans))
+                         spans=spans, meta=dict(e.meta)))
     for g in r.ratings:
         session.add(Rating(assignment=assignment, level=g.level, item=g.item, field=g.field,
                            value=None if g.value == "" else g.value, rationale=g.rationale))
@@ -146,12 +161,14 @@ def project_records(session: Session, project: Project) -> list[AnnotationRecord
             source=doc.source, target=doc.target, meta=dict(doc.meta or {}),
             edits=[_edit_in(edit_to_dict(e)) for e in a.edits],
             ratings=[_rating_in(rating_to_dict(g)) for g in a.ratings],
-            seconds_spent=round(a.seconds_spent or 0.0, 3), status=a.status))
+            seconds_spent=round(a.seconds_spent or 0.0, 3), status=a.status,
+            record_meta=dict(a.meta or {})))
     return records
 
 
 def _edit_in(edit: dict) -> EditIn:
-    return EditIn(edit["edit_type"], edit["fields"], [SpanIn(**s) for s in edit["spans"]])
+    return EditIn(edit["edit_type"], edit["fields"], [SpanIn(**s) for s in edit["spans"]],
+                  meta=edit["meta"])
 
 
 def _rating_in(rating: dict) -> RatingIn:

@@ -41,6 +41,7 @@ class EditIn:
     fields: dict[str, Any]
     spans: list[SpanIn]
     where: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)  # what the tool kept beyond fields
 
 
 @dataclass
@@ -68,6 +69,11 @@ class AnnotationRecord:
     seconds_spent: float = 0.0
     status: str = "done"
     file: str = ""  # the file it came from, when an import reads several
+    # What the record carried beyond the work itself (a tool's ids, timestamps): kept on
+    # the assignment so an export can write it back.
+    record_meta: dict[str, Any] = field(default_factory=dict)
+    # A task of the file nobody worked on: only its document is imported.
+    document_only: bool = False
 
 
 @dataclass
@@ -149,7 +155,7 @@ def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
     for record in records:
         line, name = record.line, record.file or file_name
         key = (record.document_id, record.annotator)
-        if key in seen:
+        if key in seen and not record.document_only:
             problems.append(Problem(name, line, "id", f"document {record.document_id!r} by "
                                     f"{record.annotator!r} appears twice (first on line "
                                     f"{seen[key]})"))

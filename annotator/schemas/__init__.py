@@ -103,6 +103,10 @@ class Schema:
     prehighlighters: tuple[str, ...] = ()
     guideline: str | None = None
     source_text: str = field(default="", repr=False)  # the YAML exactly as loaded
+    # A schema made from a Label Studio labeling config keeps that config and the task data
+    # keys of the two texts (``{"config": XML, "source": KEY, "target": KEY}``), so the
+    # study's own exports import, and export back, under its own names.
+    labelstudio: dict[str, str] | None = field(default=None, repr=False, compare=False)
 
     def edit_type(self, name: str) -> EditType | None:
         return next((e for e in self.edit_types if e.name == name), None)
@@ -133,7 +137,12 @@ def resolve(name_or_path: str) -> Path:
 
 def load_schema(name_or_path: str) -> Schema:
     path = resolve(name_or_path)
-    return parse_schema(path.read_text(encoding="utf-8"), str(path))
+    text = path.read_text(encoding="utf-8")
+    if text.lstrip().startswith("<"):
+        from annotator.schemas.labelstudio_config import parse_labelstudio_config
+
+        return parse_labelstudio_config(text, str(path))
+    return parse_schema(text, str(path))
 
 
 def parse_schema(text: str, path: str = "<schema>") -> Schema:
@@ -184,7 +193,7 @@ class _Parser:
             data,
             "",
             {"name", "title", "description", "unit", "edit_types", "ratings",
-             "prehighlighters", "guideline"},
+             "prehighlighters", "guideline", "labelstudio"},
         )
         name = self.identifier(data.get("name"), "name")
         unit = data.get("unit", "document")
@@ -216,7 +225,16 @@ class _Parser:
             prehighlighters=tuple(pre),
             guideline=self.string(data.get("guideline"), "guideline", required=False) or None,
             source_text=text,
+            labelstudio=self.labelstudio(data.get("labelstudio")),
         )
+
+    def labelstudio(self, value) -> dict[str, str] | None:
+        if value is None:
+            return None
+        value = self.mapping(value, "labelstudio")
+        self.known_keys(value, "labelstudio", {"config", "source", "target"})
+        return {k: self.string(value.get(k), f"labelstudio.{k}")
+                for k in ("config", "source", "target")}
 
     def list_of(self, value, key):
         if not isinstance(value, list):
