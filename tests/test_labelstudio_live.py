@@ -256,7 +256,7 @@ def test_labeling_page_shows_both_texts_and_region_inputs_on_either_side(server,
         page.fill("input[name=email]", server["email"])
         page.fill("input[name=password]", server["password"])
         page.click("button[type=submit]")
-        page.wait_for_url("**/projects**")
+        page.wait_for_load_state("networkidle")
         page.goto(f"{server['url']}/projects/{ls_id}/data?task={task_id}")
         page.get_by_text("Mice received 5 mg/kg").first.wait_for(timeout=60_000)
         body = page.inner_text("body")
@@ -264,10 +264,22 @@ def test_labeling_page_shows_both_texts_and_region_inputs_on_either_side(server,
         assert '"document_id"' not in body  # the texts, not the task's JSON
         os.makedirs("test-artifacts", exist_ok=True)
         page.screenshot(path="test-artifacts/labelstudio-labeling-page.png")
-        for text, label in (("5 mg/kg", "source"), ("Mice got", "target")):
+        inputs = page.locator("input[type=text]:visible, textarea:visible")
+        assert inputs.count() == 0  # per-region inputs wait for a region
+        assert page.get_by_text("How much drug did the mice get?", exact=True).count() == 0
+        for text, side in (("5 mg/kg", "source"), ("Mice", "target")):
             # Select ana's region on this side: its per-region inputs must show.
             page.locator(".htx-highlight", has_text=text).first.click()
-            page.locator("textarea").first.wait_for(timeout=20_000)
-            assert page.locator("textarea").count() >= 1, label
+            inputs.first.wait_for(timeout=20_000)
+            if side == "source":
+                # ana's answers show as given (single submission) in the region's inputs
+                # and in its details; the comment is still open.
+                for given in ("How much drug did the mice get?", "5 mg per kg."):
+                    assert page.get_by_text(given, exact=True).count() >= 2, given
+                assert inputs.count() >= 1
+            else:
+                assert inputs.count() >= 3, side  # question, answer, comment
+            page.screenshot(path=f"test-artifacts/labelstudio-region-{side}.png")
             page.keyboard.press("Escape")
+            page.wait_for_timeout(500)
         browser.close()

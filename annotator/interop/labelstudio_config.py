@@ -106,10 +106,14 @@ def labeling_config(schema: Schema) -> str:
 
 def _control_element(view: ET.Element, control: Control, to_name: str) -> None:
     spec = control.spec
-    ET.SubElement(view, "Header", value=spec.label, size="6")
     attrs: dict[str, Any] = {"name": control.name, "toName": to_name}
     if control.per_region:
         attrs["perRegion"] = "true"
+        # Shown while a region of this side is selected, so one side's heading does not
+        # stand empty beside the other's inputs.
+        view = ET.SubElement(view, "View", visibleWhen="region-selected",
+                             whenTagName=f"{to_name}_labels")
+    ET.SubElement(view, "Header", value=spec.label, size="6")
     if spec.required:
         attrs["required"] = "true"
     if control.tag == "TextArea":
