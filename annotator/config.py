@@ -19,6 +19,8 @@ class Config:
     embedding_model: str | None
     https: bool
     exports_path: Path
+    # How long a login lasts (ANNOTATOR_SESSION_HOURS, default 8: a working day).
+    session_hours: float = 8.0
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides) -> "Config":
@@ -32,6 +34,7 @@ class Config:
             embedding_model=env.get("ANNOTATOR_EMBEDDING_MODEL") or None,
             https=env.get("ANNOTATOR_HTTPS", "").lower() in ("1", "true", "yes"),
             exports_path=Path(env.get("ANNOTATOR_EXPORTS_PATH") or Path.cwd() / "exports"),
+            session_hours=float(env.get("ANNOTATOR_SESSION_HOURS") or 8.0),
         )
         values.update(overrides)
         return cls(**values)

@@ -48,25 +48,29 @@ export LABEL_STUDIO_BASE_DATA_DIR="$DATA" \
 SERVER_PID=$!
 
 URL="http://127.0.0.1:$PORT"
-# First start runs Django's migrations: allow a few minutes on a small machine.
-for _ in $(seq 1 300); do
-  if curl -fsS -o /dev/null -H "Authorization: Token $TOKEN" "$URL/api/current-user/whoami" \
-      2>/dev/null; then
-    break
-  fi
+ready() {
+  "$LSVENV/bin/python" - "$URL/api/current-user/whoami" "$TOKEN" <<'PY' 2>/dev/null
+import sys, urllib.request
+request = urllib.request.Request(sys.argv[1], headers={"Authorization": f"Token {sys.argv[2]}"})
+urllib.request.urlopen(request, timeout=5).read()
+PY
+}
+# The first start runs Django's migrations: allow several minutes on a busy small machine.
+STARTED=$(date +%s)
+until ready; do
   if ! kill -0 "$SERVER_PID" 2>/dev/null; then
     echo "Label Studio did not start:" >&2
     tail -n 40 "$DATA/server.log" >&2
     exit 1
   fi
-  sleep 1
+  if [ $(( $(date +%s) - STARTED )) -gt 600 ]; then
+    echo "Label Studio did not answer on $URL within 600 s" >&2
+    tail -n 40 "$DATA/server.log" >&2
+    exit 1
+  fi
+  sleep 2
 done
-curl -fsS -o /dev/null -H "Authorization: Token $TOKEN" "$URL/api/current-user/whoami" || {
-  echo "Label Studio did not answer on $URL within 300 s" >&2
-  tail -n 40 "$DATA/server.log" >&2
-  exit 1
-}
 export ANNOTATOR_TEST_LABELSTUDIO_URL="$URL" ANNOTATOR_TEST_LABELSTUDIO_TOKEN="$TOKEN" \
   ANNOTATOR_TEST_LABELSTUDIO_EMAIL="$EMAIL" ANNOTATOR_TEST_LABELSTUDIO_PASSWORD="$PASSWORD"
-echo "Label Studio $VERSION on $URL"
+echo "Label Studio $VERSION on $URL (ready after $(( $(date +%s) - STARTED )) s)"
 "$@"

@@ -32,7 +32,7 @@ from annotator.interop.labelstudio_config import choice_to_value
 from annotator.interop.labelstudio_layout import ANNOTATION_KEYS, Layout, layout
 from annotator.interop.labelstudio_tasks import SINGLE_ITEM
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, RatingIn, SpanIn, load_json_array,
+    AnnotationRecord, EditIn, ImportOptions, RatingIn, SpanIn, drop_ignored, load_json_array,
 )
 from annotator.schemas import Schema
 
@@ -62,12 +62,18 @@ def annotator_name(value: Any, fallback: str | None,
 def read_labelstudio(path: Path, schema: Schema, *, minimal: bool = False,
                      annotator: str | None = None, notes: list[str] | None = None,
                      item_key: tuple[str, ...] = (),
-                     annotator_map: dict[str, str] | None = None) -> list[AnnotationRecord]:
-    """Parse a Label Studio full JSON (``minimal=False``) or JSON-MIN export."""
+                     annotator_map: dict[str, str] | None = None,
+                     options: ImportOptions | None = None,
+                     ignored: dict[str, int] | None = None) -> list[AnnotationRecord]:
+    """Parse a Label Studio full JSON (``minimal=False``) or JSON-MIN export.
+    ``options.ignore`` drops key paths of each task or row first (counted in ``ignored``)."""
     reader = _Reader(schema, str(path), annotator, notes if notes is not None else [],
                      tuple(item_key), annotator_map or {})
+    options = options or ImportOptions()
+    ignored = ignored if ignored is not None else {}
     records = []
     for line, row in load_json_array(path):
+        drop_ignored(row, options.ignore, ignored)
         if minimal:
             records += reader.min_record(row, line)
         else:
@@ -196,8 +202,11 @@ class _Reader:
             self.bad(line, where.rsplit(".", 1)[0] + "._status", f"unknown status {status!r}")
             status = "done"
         doc_id, source, target, doc_meta = doc
+        # A submitted annotation is the rater saying "done" (--accept-incomplete keeps it so
+        # when required answers are missing).
         return AnnotationRecord(doc_id, who, line, source, target, doc_meta, edits, ratings,
-                                float(lead_time), status, self.name, record_meta=meta)
+                                float(lead_time), status, self.name, assignment_meta=meta,
+                                says_done=status == "done")
 
     def _results(self, results: list, line: int, where: str, doc):
         texts = {"source": doc[1], "target": doc[2]}

@@ -11,7 +11,6 @@ project uses the config generated from its schema
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from annotator.core.vocabulary import SIDES
 from annotator.interop.labelstudio_config import (
@@ -53,12 +52,20 @@ class Layout:
         return keys
 
 
+# Layouts by the schema's text: parsing a config is slow and a schema never changes in place.
+_CACHE: dict[tuple[str, str], Layout] = {}
+
+
 def layout(schema: Schema) -> Layout:
-    return _layout(schema.source_text, schema.name, schema)
+    key = (schema.name, schema.source_text)
+    if key not in _CACHE:
+        if len(_CACHE) > 32:
+            _CACHE.clear()
+        _CACHE[key] = _layout(schema)
+    return _CACHE[key]
 
 
-@lru_cache(maxsize=32)
-def _layout(_text: str, _name: str, schema: Schema) -> Layout:
+def _layout(schema: Schema) -> Layout:
     ls = schema.labelstudio
     if ls:
         xml, own = ls["config"], True

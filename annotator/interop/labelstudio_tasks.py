@@ -136,7 +136,7 @@ def to_min_rows(schema: Schema, documents, records: list[AnnotationRecord]) -> l
     for number, r in enumerate(records, start=1):
         doc = docs[r.document_id]
         row = task_data(lay, doc)
-        kept = dict((r.record_meta or {}).get("labelstudio", {}))
+        kept = dict((r.assignment_meta or {}).get("labelstudio", {}))
         row["id"] = kept.get("id", number)
         texts = {"source": doc.source, "target": doc.target}
         for e in r.edits:

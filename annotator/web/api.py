@@ -31,11 +31,11 @@ from annotator.core.serialise import (
     assignment_to_dict,
     edit_to_dict,
     rating_to_dict,
+    schema_to_dict,
     suggestion_to_dict,
 )
 from annotator.models import Assignment, Edit, Suggestion, SuggestionAction
 from annotator.study.projects import project_schema
-from annotator.schemas import Schema
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -88,23 +88,6 @@ def own_edit(edit_id: int) -> Edit:
     if edit is None or edit.assignment.user_id != load_user().id:
         abort(404)
     return edit
-
-
-def schema_to_dict(schema: Schema) -> dict:
-    def field(f):
-        return {"name": f.name, "label": f.label, "type": f.type, "required": f.required,
-                "help": f.help, "level": f.level,
-                "options": [{"value": o.value, "label": o.label} for o in f.options]}
-
-    return {
-        "name": schema.name, "title": schema.title, "unit": schema.unit,
-        "guideline": schema.guideline,
-        "edit_types": [{"name": e.name, "label": e.label, "sides": list(e.sides),
-                        "required_sides": list(e.required_sides), "color": e.color,
-                        "key": e.key, "description": e.description,
-                        "fields": [field(f) for f in e.fields]} for e in schema.edit_types],
-        "ratings": [field(r) for r in schema.ratings],
-    }
 
 
 @bp.get("/assignments/<int:assignment_id>")
