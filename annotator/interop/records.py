@@ -84,6 +84,9 @@ class AnnotationRecord:
     # per-record metadata), stored in Assignment.meta under the format's name.
     assignment_meta: dict[str, Any] = field(default_factory=dict)
     says_done: bool = False  # the file itself marks the work complete
+    # A task of the file nobody worked on (a snapshot taken mid-study): only its document
+    # is imported.
+    document_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -221,7 +224,7 @@ def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
     for record in records:
         line, name = record.line, record.file or file_name
         key = (record.document_id, record.annotator)
-        if key in seen:
+        if key in seen and not record.document_only:
             problems.append(Problem(name, line, "id", f"document {record.document_id!r} by "
                                     f"{record.annotator!r} appears twice (first on line "
                                     f"{seen[key]})"))
