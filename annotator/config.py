@@ -19,6 +19,9 @@ class Config:
     embedding_model: str | None
     https: bool
     exports_path: Path
+    # Longest text an annotator may save in one field (a question, an answer, a comment).
+    # Generous on purpose: a pasted passage of a long abstract must fit.
+    max_text_chars: int = 200_000
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides) -> "Config":
@@ -32,6 +35,7 @@ class Config:
             embedding_model=env.get("ANNOTATOR_EMBEDDING_MODEL") or None,
             https=env.get("ANNOTATOR_HTTPS", "").lower() in ("1", "true", "yes"),
             exports_path=Path(env.get("ANNOTATOR_EXPORTS_PATH") or Path.cwd() / "exports"),
+            max_text_chars=_positive_int(env, "ANNOTATOR_MAX_TEXT_CHARS", 200_000),
         )
         values.update(overrides)
         return cls(**values)
@@ -39,3 +43,16 @@ class Config:
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+
+def _positive_int(env, name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise ValueError(f"{name}={raw!r}: expected a positive whole number")
+    return value

@@ -2,8 +2,9 @@
 // hover tooltips, and accept (-> a pre-filled edit) / dismiss, both recorded on the server.
 
 import { api } from "./api.js";
-import { el, fill, snippet } from "./edit_form.js";
+import { el, fill, optionLabel, snippet } from "./edit_form.js";
 import { kindLabel, visibleSuggestions } from "./highlights.js";
+import { snapshot } from "./undo.js";
 
 const KIND_TO_TYPE = {
   deletion: "deletion", oversimplification: "oversimplification", trailing: "overgeneration",
@@ -12,11 +13,11 @@ const KIND_TO_TYPE = {
 const KIND_TO_CATEGORY = { leaked_instruction: "leaked_instruction", repetition: "repetitive",
   semantic_outlier: "ungrounded_injection" };
 
-/** The edit a suggestion turns into: {type, spans, fields}, or null if the schema has none. */
 /** Kinds shown only on request: the alignment engine reports them, but they are rarely
  *  errors (rewording inside a sentence, a word or two trailing). */
 export const LOW_PRIORITY_KINDS = ["insertion", "trailing_noise"];
 
+/** The edit a suggestion turns into: {type, spans, fields}, or null if the schema has none. */
 export function editFromSuggestion(s, schema) {
   const sides = [s.source_spans?.length ? "source" : null, s.target_spans?.length ? "target" : null].filter(Boolean);
   const types = schema.edit_types;
@@ -50,6 +51,7 @@ export function makeSuggestions(ctx) {
   };
 
   const step = (delta) => {
+    ctx.tips?.hide();  // the card shows the same; a tooltip would cover the form
     const list = visibleSuggestions(state);
     if (!list.length) { focus(null); ctx.notify("No suggestions left to review."); return; }
     const at = list.findIndex((s) => s.id === state.focusSugg);
@@ -62,8 +64,12 @@ export function makeSuggestions(ctx) {
     if (!s || s.action || ctx.locked()) return;
     const made = editFromSuggestion(s, state.schema);
     if (!made) { ctx.notify("This project's schema has no edit type for this suggestion."); return; }
-    const edit = ctx.edits.create(made.type, { spans: made.spans, fields: made.fields, suggestion_id: s.id, now: true });
+    ctx.tips?.hide();
+    const edit = ctx.edits.create(made.type, { spans: made.spans, fields: made.fields, suggestion_id: s.id, now: true, track: false });
     s.action = "accepted";
+    ctx.history?.record({ label: `${kindLabel(s.kind).toLowerCase()} suggestion accepted`, changes: [
+      { type: "edit", key: edit.key, before: null, after: snapshot(edit) },
+      { type: "suggestion", id: s.id, before: null, after: "accepted", editKey: edit.key }] });
     state.focusSugg = null;
     ctx.openEdit(edit.key, { focusField: "question" });
     ctx.render();
@@ -78,7 +84,10 @@ export function makeSuggestions(ctx) {
     if (!s || s.action || ctx.locked()) return;
     const list = visibleSuggestions(state);
     const after = list[list.findIndex((x) => x.id === id) + 1];
+    ctx.tips?.hide();
     s.action = "dismissed";
+    ctx.history?.record({ label: `${kindLabel(s.kind).toLowerCase()} suggestion dismissed`,
+      changes: [{ type: "suggestion", id: s.id, before: null, after: "dismissed" }] });
     state.focusSugg = after ? after.id : null;
     ctx.render();
     renderCard();
@@ -104,7 +113,7 @@ export function makeSuggestions(ctx) {
         ctx.render();
       });
       return el("label", { class: `kind-toggle sg-${kind}`, title: `Show or hide ${kindLabel(kind).toLowerCase()} suggestions` },
-        input, el("span", { class: "dot" }), `${kindLabel(kind)} `, el("span", { class: "count" }, String(open)));
+        input, el("span", { class: "dot", "aria-hidden": "true" }, "ab"), `${kindLabel(kind)} `, el("span", { class: "count" }, String(open)));
     }));
   };
 
@@ -127,7 +136,7 @@ export function makeSuggestions(ctx) {
         el("span", { class: `kind-badge sg-${s.kind}` }, kindLabel(s.kind)),
         el("span", { class: "muted" }, `${list.findIndex((x) => x.id === s.id) + 1} of ${list.length}`)),
       el("p", { class: "explanation" }, s.explanation || "(no explanation)"),
-      el("p", { class: "muted small" }, `score ${Number(s.score).toFixed(2)} · ${s.method}${s.category ? " · " + s.category.replace(/_/g, " ") : ""}`),
+      el("p", { class: "muted small" }, `score ${Number(s.score).toFixed(2)} · ${s.method}${s.category ? " · " + categoryLabel(s) : ""}`),
       ...quote("source", s.source_spans || []), ...quote("target", s.target_spans || []),
       ctx.locked() ? null : el("div", { class: "card-actions" },
         el("button", { type: "button", class: "primary small", onclick: () => accept(s.id) }, "Accept ", el("kbd", {}, "a")),
@@ -136,6 +145,14 @@ export function makeSuggestions(ctx) {
         el("button", { type: "button", class: "ghost small", "aria-label": "Previous suggestion", onclick: () => step(-1) }, "‹ ", el("kbd", {}, "k")),
         el("button", { type: "button", class: "ghost small", "aria-label": "Next suggestion", onclick: () => step(1) }, el("kbd", {}, "j"), " ›")),
     );
+  };
+
+  /** The schema's label for a suggested category ("Leaked model instruction"). */
+  const categoryLabel = (s) => {
+    const made = editFromSuggestion(s, state.schema);
+    const type = made && state.typesByName[made.type];
+    const label = optionLabel(type, "category", s.category);
+    return label === s.category ? kindLabel(s.category) : label;
   };
 
   return { find, focus, step, accept, dismiss, renderToggles, renderCard };
