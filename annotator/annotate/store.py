@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import flag_modified
 
 from annotator.study import audit
 from annotator.models import Assignment, Edit, Rating, Span, Suggestion, SuggestionAction
@@ -210,6 +211,9 @@ def update_edit(session: Session, edit: Edit, data: dict, user_id: int,
         edit.fields = validate_fields(data.get("fields", edit.fields), edit_type.fields,
                                       max_text)
     edit.edit_type = edit_type.name
+    # Every save is a new version, also when only spans (child rows) changed: otherwise a
+    # stale tab could overwrite spans without a conflict, and an undo would not count.
+    flag_modified(edit, "edit_type")
     _touch(assignment)
     session.flush()
     audit.record(session, "edit.updated", user_id=user_id,

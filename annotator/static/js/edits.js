@@ -21,7 +21,8 @@ export function makeEdits(ctx) {
   const persist = async (edit, options) => {
     const body = { edit_type: edit.edit_type, fields: edit.fields, spans: edit.spans };
     let result;
-    if (edit.id == null) {
+    const isNew = edit.id == null;
+    if (isNew) {
       result = await api.createEdit(ctx.id, { ...body, suggestion_id: edit.suggestion_id ?? undefined });
       edit.id = result.edit.id;
     } else {
@@ -29,7 +30,7 @@ export function makeEdits(ctx) {
     }
     edit.version = result.edit.version;
     ctx.setAssignment(result.assignment);
-    ctx.afterSave(edit);
+    ctx.afterSave(edit, isNew);
   };
 
   const save = (edit, delay) => {

@@ -3,7 +3,7 @@
 // the colour of their edit type. Hovering an edit outlines all its spans on both sides.
 // Colour is never the only cue: each suggestion kind has its own underline style (CSS,
 // `.sg-<kind>`) and each edit type its own bar pattern (solid, dashed, dotted, dash-dot);
-// marked segments carry an accessible name ("Deletion suggestion; Oversimplification #2").
+// marked segments carry an accessible name ("Deletion suggestion; Oversimplification #2: …").
 
 export const KIND_LABELS = {
   deletion: "Deletion", oversimplification: "Oversimplification", trailing: "Trailing content",
@@ -89,11 +89,14 @@ export function paint(segments, layers, state) {
     delete el.dataset.edits;
     delete el.dataset.suggs;
     if (!suggs.length && !edits.length) {
-      if (el.hasAttribute("role")) { el.removeAttribute("role"); el.removeAttribute("aria-label"); }
+      if (el.hasAttribute("role")) { el.removeAttribute("role"); el.removeAttribute("aria-label"); el.removeAttribute("aria-roledescription"); }
       continue;
     }
     const names = [...new Set([...suggs.map((x) => `${kindLabel(x.kind)} suggestion`), ...edits.map((x) => x.label)])];
-    el.setAttribute("role", "mark");
+    // A named group (a mark cannot carry a name): screen readers announce what the
+    // highlight is, then its text.
+    el.setAttribute("role", "group");
+    el.setAttribute("aria-roledescription", "highlight");
     el.setAttribute("aria-label", `${names.join("; ")}: ${el.textContent}`);
     if (suggs.length) {
       el.classList.add("sugg", `sg-${suggs[0].kind}`);

@@ -80,7 +80,8 @@ Object.assign(ctx, {
     status.className = `status ${a.status}`;
     status.textContent = a.status.replace("_", " ");
   },
-  afterSave(edit) {
+  afterSave(edit, isNew) {
+    if (isNew) ctx.repaint(); // its number (and the names of its highlights) is known now
     if (edit.key === ctx.state.activeKey) {
       const head = ctx.els.form.querySelector(".form-head h3");
       if (head) head.textContent = editTitle(ctx, edit);

@@ -161,6 +161,15 @@ export function makeSuggestions(ctx) {
 /** Tooltip for highlighted text: explanation and score of suggestions, summary of edits. */
 export function watchTooltips(ctx, containers) {
   const tip = ctx.els.tooltip;
+  // After j / accept / dismiss the texts are re-rendered under a still mouse, and the browser
+  // reports a fresh mouseover: stay quiet until the mouse really moves.
+  let quietAt = null;
+  let mouse = { x: -1, y: -1 };
+  const moved = (e) => {
+    mouse = { x: e.clientX, y: e.clientY };
+    if (quietAt && Math.hypot(e.clientX - quietAt.x, e.clientY - quietAt.y) > 3) quietAt = null;
+  };
+  document.addEventListener("mousemove", moved, { passive: true, capture: true });
   const show = (seg, x, y) => {
     const lines = [];
     for (const id of (seg.dataset.suggs || "").split(" ").filter(Boolean)) {
@@ -180,8 +189,9 @@ export function watchTooltips(ctx, containers) {
   };
   for (const c of containers) {
     c.addEventListener("mouseover", (e) => {
+      moved(e);
       const seg = e.target.closest(".seg");
-      if (seg && (seg.dataset.suggs || seg.dataset.edits)) show(seg, e.clientX, e.clientY);
+      if (seg && !quietAt && (seg.dataset.suggs || seg.dataset.edits)) show(seg, e.clientX, e.clientY);
       else tip.hidden = true;
       for (const key of (seg?.dataset.edits || "").split(" ").filter(Boolean)) ctx.emphasize(key, true);
     });
@@ -191,5 +201,5 @@ export function watchTooltips(ctx, containers) {
       if (!e.relatedTarget || !c.contains(e.relatedTarget)) tip.hidden = true;
     });
   }
-  return { showAt: (seg) => { const r = seg.getBoundingClientRect(); show(seg, r.left, r.bottom - 14); }, hide: () => { tip.hidden = true; } };
+  return { hide: () => { tip.hidden = true; quietAt = { ...mouse }; } };
 }
