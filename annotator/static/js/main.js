@@ -48,7 +48,7 @@ function buildState(data) {
     sentences: { source: doc.source_sentences || [], target: doc.target_sentences || [] },
     headings: { source: headingRanges(doc.source), target: headingRanges(doc.target) },
     edits: data.edits.map(localEdit),
-    ratings: new Map(data.ratings.map((r) => [`r|${r.level}|${r.item}|${r.field}`, { ...r }])),
+    ratings: new Map(data.ratings.map((r) => [r.key, { ...r }])),
     // Low-priority kinds (mid-text insertions, short tails) start hidden; one click shows them.
     // Suggestions the schema has no edit type for (PLABA rates sentences, it has no edits)
     // could never be accepted: they are not shown at all.
