@@ -128,13 +128,15 @@ def missing(assignment: Assignment, mode: str) -> list[dict]:
     for n, key in enumerate(keys, start=1):
         for spec in specs:
             rating = have.get((key, spec.name))
+            # `key` lets the page jump to the item and the criterion (and its rationale box)
+            where = {"level": "qa", "item": key, "field": spec.name,
+                     "key": rating_key("qa", key, spec.name)}
             if rating is None:
-                out.append({"item": key, "field": spec.name,
-                            "message": f"item {n}: {spec.label} is not rated"})
+                out.append({**where, "message": f"item {n}: {spec.label} is not rated"})
             elif mode == "qa-quality" and is_negative(spec.name, rating.value) and not (
                     rating.rationale or "").strip():
-                out.append({"item": key, "field": spec.name,
-                            "message": f"item {n}: {spec.label} is negative: give a rationale"})
+                out.append({**where, "rationale": True, "message": f"item {n}: {spec.label} "
+                            "is negative: give a rationale"})
     return out
 
 
@@ -156,7 +158,9 @@ def status(assignment_id: int):
             return jsonify(error="conflict", message=str(exc)), 409
     if problems:
         db().rollback()
-        return jsonify(error="incomplete", message="Some ratings are missing.",
+        return jsonify(error="incomplete", message=f"Not done yet: {len(problems)} "
+                       f"rating{'s' if len(problems) > 1 else ''} missing or without the "
+                       "rationale a negative rating needs. Each entry jumps to its item.",
                        missing=problems), 422
     db().commit()
     return jsonify(assignment=assignment_to_dict(assignment))
