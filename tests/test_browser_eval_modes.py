@@ -96,7 +96,7 @@ def test_rate_a_generated_qa_pair(demo, database, live_server, page):
     page.fill(".criterion[data-field=givenness] input.why", "asks about 'ferritin', never mentioned")
     page.locator(".criterion[data-field=givenness] input.why").press("Tab")
     _settle(page)
-    _shot(page, "eval_qa_quality.png")
+    # (the screenshot of this page comes from test_browser_eval_ux: no planted payload in it)
     page.click("#btn-done")
     page.locator("#status.done").wait_for()
     ratings = _ratings(database, aid)

@@ -4,12 +4,14 @@ timer, and a list of what blocks "done" whose entries jump to the item."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from sqlalchemy import select
 
 from annotator.models import Assignment, Document, EvalQAItem, Project, User
 from annotator.study.demo import DEMO_USERS, create_demo
-from tests.conftest import browser_login
+from tests.conftest import ARTIFACTS, UPDATE_SCREENSHOTS, browser_login
 
 pytestmark = pytest.mark.browser
 PASSWORDS = {name: password for name, _, password in DEMO_USERS}
@@ -29,6 +31,13 @@ def first_assignment(database, project_id, username="ana", need=None):
             if need is None or need(session, a):
                 return a.id
     raise AssertionError("no assignment")
+
+
+def shot(page, name):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name))
+    if UPDATE_SCREENSHOTS:
+        shutil.copy(ARTIFACTS / name, ARTIFACTS.parent / "docs" / "screenshots" / name)
 
 
 def settle(page):
@@ -93,6 +102,8 @@ def test_a_missing_rationale_links_to_its_item(demo, database, live_server, page
     entry.click()
     assert page.locator("#item-pos").inner_text() == f"Item 2 of {count}"
     assert page.evaluate("document.activeElement.matches('.criterion[data-field=answer_accuracy] input.why')")
+    page.evaluate("window.scrollTo(0, 0)")
+    shot(page, "eval_qa_quality.png")
     page.keyboard.type("The dose in the answer is wrong.")
     page.keyboard.press("Tab")
     settle(page)

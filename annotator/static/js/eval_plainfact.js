@@ -27,6 +27,7 @@ function relationBox(i) {
   const choices = ["external", ...doc.source_sentences.map((_, k) => k + 1)];
   const commit = () => {
     box.dataset.suggested = "false";
+    box.querySelector(".suggested-note")?.remove();  // confirmed or changed: no longer a suggestion
     ctx.save("sentence", String(i), "relation", choices.filter((c) => value.has(c)));
   };
   box.append(el("span", { class: "criterion-label" }, "Relation"), ...choices.map((c) => {
@@ -50,8 +51,8 @@ function relationBox(i) {
   }));
   if (!saved && !ctx.locked()) {
     const accept = el("button", { type: "button", class: "small accept" }, "Confirm suggestion");
-    accept.addEventListener("click", () => { commit(); accept.remove(); });
-    box.append(el("span", { class: "muted small" }, " suggested "), accept);
+    accept.addEventListener("click", () => commit());
+    box.append(el("span", { class: "suggested-note" }, el("span", { class: "muted small" }, " suggested "), accept));
   }
   box.append(note);
   return box;
