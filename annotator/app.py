@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 from flask import Flask, g
@@ -30,6 +31,7 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_SECURE=config.https,
+        PERMANENT_SESSION_LIFETIME=timedelta(hours=config.session_hours),
         WTF_CSRF_TIME_LIMIT=None,  # a token lives as long as the login session
         MAX_CONTENT_LENGTH=64 * 1024 * 1024,
         ANNOTATOR=config,
@@ -43,8 +45,8 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     from annotator.web import adjudicate, api, auth, dashboard, documents
     from annotator.web import evaluation
 
+    app.register_blueprint(auth.bp)  # first: its login check runs before any other hook
     app.register_blueprint(api.bp)
-    app.register_blueprint(auth.bp)
     app.register_blueprint(documents.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(adjudicate.bp)

@@ -15,6 +15,7 @@ COMMANDS = {
     "init": ("annotator.commands.setup", "init"),
     "user": ("annotator.commands.setup", "user"),
     "project": ("annotator.commands.setup", "project"),
+    "schema": ("annotator.commands.schema", "schema"),
     "import": ("annotator.commands.data", "import_command"),
     "assign": ("annotator.commands.data", "assign"),
     "demo": ("annotator.commands.serve", "demo"),

@@ -22,6 +22,8 @@ class Config:
     # Longest text an annotator may save in one field (a question, an answer, a comment).
     # Generous on purpose: a pasted passage of a long abstract must fit.
     max_text_chars: int = 200_000
+    # How long a login lasts (ANNOTATOR_SESSION_HOURS, default 8: a working day).
+    session_hours: float = 8.0
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides) -> "Config":
@@ -36,6 +38,7 @@ class Config:
             https=env.get("ANNOTATOR_HTTPS", "").lower() in ("1", "true", "yes"),
             exports_path=Path(env.get("ANNOTATOR_EXPORTS_PATH") or Path.cwd() / "exports"),
             max_text_chars=_positive_int(env, "ANNOTATOR_MAX_TEXT_CHARS", 200_000),
+            session_hours=float(env.get("ANNOTATOR_SESSION_HOURS") or 8.0),
         )
         values.update(overrides)
         return cls(**values)

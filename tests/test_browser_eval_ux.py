@@ -95,7 +95,7 @@ def test_a_missing_rationale_links_to_its_item(demo, database, live_server, page
     page.locator("#missing li").first.wait_for()
     text = page.locator("#missing").inner_text()
     assert "Some ratings are missing" not in text
-    assert "1 rating missing or without the rationale" in text
+    assert "Not done yet: 1 thing missing" in text
     entry = page.locator("#missing li button", has_text="item 2: Answer accuracy is negative: give a rationale")
     assert entry.count() == 1
     page.keyboard.press("j")       # move away, then jump back through the list

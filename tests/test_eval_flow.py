@@ -134,7 +134,7 @@ def test_recall_mining_results_and_command(env, database, users, tmp_path):
 
 
 def test_plaba_results_and_release_carries_them(env, database, users, config):
-    from annotator.adjudication.decisions import complete
+    from annotator.adjudication.overview import complete
     from annotator.annotate.store import set_rating
     from annotator.ingest import import_file
     from annotator.annotate.assignment import assign_documents

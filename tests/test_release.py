@@ -13,7 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from annotator.adjudication import decisions as d
-from annotator.adjudication.overview import apply_automatic
+from annotator.adjudication import store
+from annotator.adjudication.overview import apply_automatic, complete
 from annotator.cli import main
 from annotator.config import Config
 from annotator.study.guideline_text import guideline_markdown
@@ -30,10 +31,10 @@ def adjudicated(database, qa_study):
         lee = session.get(User, qa_study["users"]["lee"])
         apply_automatic(session, load(session, qa_study, "q2"))
         q1 = load(session, qa_study, "q1")
-        units = d.current_units(session, q1)
+        units = store.current_units(session, q1)
         d.accept(session, q1, units[0].edit_ids, qa_study["edits"]["e2"], lee)
         d.reject(session, q1, units[1].edit_ids, lee, "design still stated")
-        d.complete(session, q1, lee)
+        complete(session, q1, lee)
     return qa_study
 
 

@@ -17,6 +17,8 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
+from annotator.core.vocabulary import PREHIGHLIGHTERS
+
 from . import information_loss, overgeneration
 from .embeddings import Embedder, HashingEmbedder, default_embedder
 from .sentence_alignment import align_sentences
@@ -25,8 +27,7 @@ from .suggestions import Suggestion
 from .text import split_sentences, word_spans
 from .trailing_content import trailing_from_spans
 
-ALL_DETECTORS = frozenset({"trailing", "leaked_instruction", "repetition", "semantic_outlier",
-                           "deletion", "oversimplification"})
+ALL_DETECTORS = frozenset(PREHIGHLIGHTERS)
 STRING_DETECTORS = ALL_DETECTORS - {"semantic_outlier"}
 _NEEDS_SIMILARITY = {"semantic_outlier", "deletion", "oversimplification", "trailing"}
 
@@ -142,16 +143,17 @@ def _trailing(source, target, groups, tgt_sents, unaligned_tgt, settings) -> lis
 
 
 def _categorise(suggestions: list[Suggestion]) -> None:
-    """Give trailing content the SimpleOG category of the evidence overlapping it."""
-    by_kind = {"leaked_instruction": "leaked_instruction", "repetition": "repetitive",
-               "semantic_outlier": "ungrounded_injection"}
+    """Give trailing content the SimpleOG category of the evidence overlapping it (each
+    overgeneration detector sets its own category; the first kind in this order wins)."""
+    evidence_kinds = ("leaked_instruction", "repetition", "semantic_outlier")
     for sug in suggestions:
         if sug.kind != "trailing":
             continue
-        for kind, category in by_kind.items():
-            if any(o.kind == kind and _overlaps(o.target_spans[0], sug.target_spans[0])
-                   for o in suggestions):
-                sug.category = category
+        for kind in evidence_kinds:
+            match = next((o for o in suggestions if o.kind == kind and o.category
+                          and _overlaps(o.target_spans[0], sug.target_spans[0])), None)
+            if match is not None:
+                sug.category = match.category
                 break
 
 

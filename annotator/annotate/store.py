@@ -16,11 +16,13 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import flag_modified
 
 from annotator.core.serialise import assignment_to_dict, edit_to_dict, rating_to_dict
+from annotator.annotate.modes import schema_mode
 from annotator.core.keys import rating_key
 from annotator.core.spans import span_problem
 from annotator.core.vocabulary import ANNOTATOR_SET_STATUSES, SIDE_LABELS, SUGGESTION_ACTIONS
-from annotator.models import Assignment, Edit, Rating, Span, Suggestion, SuggestionAction
-from annotator.schemas import EditType, FieldSpec, Schema
+from annotator.models import (AdjudicationDecision, Assignment, Edit, Rating, Span, Suggestion,
+                              SuggestionAction)
+from annotator.schemas import EditType, FieldSpec, Schema, field_applies
 from annotator.study import audit
 from annotator.study.projects import project_schema
 
@@ -96,7 +98,8 @@ def validate_fields(fields: Any, specs: tuple[FieldSpec, ...],
     for name, value in fields.items():
         spec = known.get(name)
         if spec is None:
-            problems.append({"field": f"fields.{name}", "message": "not a field of this type"})
+            problems.append({"field": f"fields.{name}", "message": "not a field of this type"
+                             + _got(value)})
         elif value in (None, ""):
             continue
         elif _too_long(spec, value, max_text):
@@ -104,12 +107,27 @@ def validate_fields(fields: Any, specs: tuple[FieldSpec, ...],
                                                                                max_text)})
         elif not _value_fits(spec, value):
             allowed = ", ".join(repr(v) for v in spec.option_values()) or "text"
-            problems.append({"field": f"fields.{name}", "message": f"expected {allowed}"})
+            problems.append({"field": f"fields.{name}", "message": f"expected {allowed}"
+                             + _got(value)})
         else:
             clean[name] = value
+    for name, value in clean.items():
+        spec = known[name]
+        if spec.when is not None and not field_applies(spec, specs, clean):
+            parent, values = spec.when
+            wanted = " or ".join(repr(v) for v in values)
+            problems.append({"field": f"fields.{name}", "message": f"only answered when "
+                             f"{parent} is {wanted} (it is {clean.get(parent)!r})"
+                             + _got(value)})
     if problems:
         raise ValidationFailed(problems)
     return clean
+
+
+def _got(value: Any) -> str:
+    from annotator.interop.records import got
+
+    return got(value)
 
 
 def _value_fits(spec: FieldSpec, value: Any) -> bool:
@@ -302,8 +320,8 @@ def missing_for_done(assignment: Assignment, schema: Schema) -> list[dict[str, A
     missing = []
     for number, edit in enumerate(sorted(assignment.edits, key=lambda e: e.id), start=1):
         edit_type = schema.edit_type(edit.edit_type)
-        if edit_type is None:
-            continue
+        if edit_type is None or edit.parent_id is not None:
+            continue  # constituents of a composite edit are answered through it
         sides = {s.side for s in edit.spans}
         for side in edit_type.required_sides:
             if side not in sides:
@@ -311,7 +329,7 @@ def missing_for_done(assignment: Assignment, schema: Schema) -> list[dict[str, A
                 missing.append({"edit_id": edit.id, "field": f"spans.{side}",
                                 "message": f"{edit_type.label} #{number}: mark a span in the "
                                            f"{label}"})
-        for spec in edit_type.fields:
+        for spec in edit_type.applicable_fields(edit.fields or {}):
             if spec.required and edit.fields.get(spec.name) in (None, ""):
                 missing.append({"edit_id": edit.id, "field": spec.name,
                                 "message": f"{edit_type.label} #{number}: {spec.label} is "
@@ -351,16 +369,22 @@ def _item_label(level: str, item: str) -> str:
 
 def set_status(session: Session, assignment: Assignment, status: Any, version: Any,
                user_id: int) -> list[dict]:
-    """Mark done (if complete) or reopen. Returns the list of missing items (empty = done)."""
+    """Mark done (if complete: the schema's required answers and the mode's done rule) or
+    reopen. Returns the list of missing items (empty = done)."""
     if status not in ANNOTATOR_SET_STATUSES:
         raise ValidationFailed([{"field": "status", "message": "'done' or 'in_progress'"}])
     _check_version(assignment, version, "assignment", assignment_to_dict(assignment))
     if status == "done":
-        missing = missing_for_done(assignment, project_schema(assignment.document.project))
+        schema = project_schema(assignment.document.project)
+        missing = missing_for_done(assignment, schema)
+        mode_rule = schema_mode(schema).hook("done_rule")  # e.g. QA items all rated
+        if mode_rule is not None:
+            missing += mode_rule(session, assignment)
         if missing:
             return missing
         assignment.completed_at = datetime.now(timezone.utc)
     else:
+        _check_not_adjudicated(session, assignment)
         assignment.completed_at = None
     before = assignment.status
     assignment.status = status
@@ -369,6 +393,16 @@ def set_status(session: Session, assignment: Assignment, status: Any, version: A
                  project_id=assignment.document.project_id, object_type="assignment",
                  object_id=assignment.id, before=before, after=status)
     return []
+
+
+def _check_not_adjudicated(session: Session, assignment: Assignment) -> None:
+    """Once a lead has started adjudicating a document, its annotators' work is frozen:
+    gold edits point at these edits, and changing them would leave gold without a source."""
+    if assignment.status == "done" and session.scalar(
+            select(AdjudicationDecision.id).where(
+                AdjudicationDecision.document_id == assignment.document_id).limit(1)):
+        raise Conflict("this document is being adjudicated (or was): your work on it is "
+                       "frozen; ask your lead if something must change")
 
 
 def _touch(assignment: Assignment) -> None:

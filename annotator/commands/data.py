@@ -9,7 +9,7 @@ import click
 from annotator.annotate.assignment import AssignmentError, assign_documents
 from annotator.commands import fail, open_database, progress_bar, project_or_exit
 from annotator.ingest import IngestError, import_file
-from annotator.ingest.readers import FORMATS
+from annotator.ingest.readers import FORMATS, MAX_PROBLEMS_SHOWN
 from annotator.interop.importing import ANNOTATION_FORMATS
 
 
@@ -24,7 +24,21 @@ from annotator.interop.importing import ANNOTATION_FORMATS
               "(Thresh files, InfoLossQA predictions: the system name).")
 @click.option("--map", "mappings", multiple=True, metavar="CATEGORY=TYPE",
               help="Thresh: read this category as this edit type of the schema (repeatable).")
-def import_command(project_name, file, fmt, update, annotator, mappings):
+@click.option("--ignore", "ignore", multiple=True, metavar="FIELD",
+              help="Annotations: drop this key of every record (dotted path, e.g. _modified, "
+                   "metadata.system, edits.annotation.comment); the only way to drop one "
+                   "(repeatable; the report counts what was dropped).")
+@click.option("--clip-spans", is_flag=True,
+              help="Annotations: clip spans that run past the end of their text (each one "
+                   "is listed) instead of refusing the file.")
+@click.option("--accept-incomplete", is_flag=True,
+              help="Annotations: keep work the file marks done as done even when required "
+                   "values are missing (default: imported as in progress, with a warning).")
+@click.option("--all-errors", is_flag=True,
+              help=f"List every problem (default: the first {MAX_PROBLEMS_SHOWN}, and how many "
+                   "more).")
+def import_command(project_name, file, fmt, update, annotator, mappings, ignore, clip_spans,
+                   accept_incomplete, all_errors):
     """Import original/simplified pairs, or annotations made elsewhere, into PROJECT.
 
     \b
@@ -47,13 +61,23 @@ def import_command(project_name, file, fmt, update, annotator, mappings):
     and time. People who have no account yet get one that cannot log in (inactive, no
     known password); the command lists them.
 
-    All or nothing: if any record is wrong, nothing is imported and every problem is
-    listed as FILE:LINE: field 'NAME': what is wrong.
+    Every key of an annotation record is stored or refused; --ignore FIELD drops one on
+    purpose. Spans past the end of their text are refused (--clip-spans clips them). Work
+    marked done with required values missing is imported as in progress, with a warning
+    (--accept-incomplete keeps it done when the file says done).
+
+    All or nothing: if any record is wrong, nothing is imported and the problems are
+    listed as FILE:LINE: field 'NAME': what is wrong (got VALUE); --all-errors lists every
+    one.
     """
     if not file.exists():
         fail(f"{file}: no such file or folder")
     if fmt in ANNOTATION_FORMATS:
-        _import_annotations(project_name, file, fmt, annotator, mappings)
+        from annotator.interop.records import ImportOptions
+
+        options = ImportOptions(ignore=tuple(ignore), clip_spans=clip_spans,
+                                accept_incomplete=accept_incomplete)
+        _import_annotations(project_name, file, fmt, annotator, mappings, options, all_errors)
         return
     if file.is_dir():
         fail(f"{file} is a folder; documents come from one file (folders are for "
@@ -66,12 +90,23 @@ def import_command(project_name, file, fmt, update, annotator, mappings):
                 result = import_file(session, project, file, fmt, update=update,
                                      progress=progress)
     except IngestError as exc:
-        fail(f"nothing was imported.\n{exc}", code=2)
+        fail(f"nothing was imported.\n{problem_list(exc, all_errors)}", code=2)
     click.echo(f"imported {result.created} new and {result.updated} updated documents "
                f"into {project_name}")
 
 
-def _import_annotations(project_name, file, fmt, annotator, mappings):
+def problem_list(exc: IngestError, all_errors: bool) -> str:
+    """Every problem with --all-errors, else the first ones and how many more there are."""
+    problems = exc.problems
+    shown = problems if all_errors else problems[:MAX_PROBLEMS_SHOWN]
+    lines = [str(p) for p in shown]
+    if len(problems) > len(shown):
+        lines.append(f"... and {len(problems) - len(shown)} more problems "
+                     f"({len(problems)} in all; --all-errors lists every one)")
+    return "\n".join(lines)
+
+
+def _import_annotations(project_name, file, fmt, annotator, mappings, options, all_errors):
     from annotator.interop.importing import import_annotations
 
     category_map = {}
@@ -85,9 +120,9 @@ def _import_annotations(project_name, file, fmt, annotator, mappings):
         with database.session() as session:
             project = project_or_exit(session, project_name)
             report = import_annotations(session, project, file, fmt, annotator=annotator,
-                                        category_map=category_map)
+                                        category_map=category_map, options=options)
     except IngestError as exc:
-        fail(f"nothing was imported.\n{exc}", code=2)
+        fail(f"nothing was imported.\n{problem_list(exc, all_errors)}", code=2)
     click.echo(f"imported {report.records} annotator-document records ({report.edits} edits, "
                f"{report.ratings} ratings) into {project_name}; "
                f"{report.documents_created} documents created")
@@ -96,6 +131,13 @@ def _import_annotations(project_name, file, fmt, annotator, mappings):
                    + ", ".join(report.users_created))
     for note in report.notes:
         click.echo(f"  note: {note}")
+    for path, count in report.ignored.items():
+        click.echo(f"  ignored (--ignore {path}): {count} values"
+                   + ("; no record has this key" if not count else ""))
+    for line in report.clipped:
+        click.echo(f"  clipped: {line}")
+    for line in report.incomplete:
+        click.echo(f"  warning: {line}")
 
 
 @click.command()

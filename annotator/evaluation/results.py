@@ -11,7 +11,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotator.evaluation import mode_of
+from annotator.annotate.modes import project_mode
 from annotator.evaluation import plaba as plaba_stats
 from annotator.evaluation import plainfact as plainfact_stats
 from annotator.evaluation import quality as quality_stats
@@ -28,14 +28,13 @@ class NotAnEvaluationProject(ValueError):
 
 
 def project_results(session: Session, project: Project) -> dict:
-    mode = mode_of(project.schema_name)
-    builders = {"qa-quality": qa_quality, "qa-recall": qa_recall, "plaba": plaba,
-                "plainfact": plainfact}
-    if mode is None:
+    mode = project_mode(project)
+    if not mode.has_results:
         raise NotAnEvaluationProject(f"project {project.name!r} uses schema "
-                                     f"{project.schema_name!r}, not an evaluation schema")
-    return {"project": project.name, "schema": project.schema_name, "mode": mode,
-            **builders[mode](session, project)}
+                                     f"{project.schema_name!r} (mode {mode.name}), which has "
+                                     "no evaluation results")
+    return {"project": project.name, "schema": project.schema_name, "mode": mode.name,
+            **mode.hook("results")(session, project)}
 
 
 def _invalid(session, project) -> list[dict]:

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from annotator.interop.annotations_store import project_documents, project_records
 from annotator.models import Document, Project, Suggestion
+from annotator.safe_paths import child_path
 from annotator.study.projects import project_schema
 
 EXPORT_FORMATS = ("thresh", "labelstudio", "jsonl", "csv", "infolossqa")
@@ -43,10 +44,10 @@ def export_project(session: Session, project: Project, fmt: str, out: Path) -> E
     records = project_records(session, project)
     result = ExportResult(records=len(records))
     if fmt == "thresh":
-        from annotator.interop.thresh import to_thresh
+        from annotator.interop.thresh_export import to_thresh
 
-        for annotator, rows in to_thresh(records).items():
-            result.written.append(_dump(out / f"{annotator}.json", rows))
+        for annotator, rows in to_thresh(records, schema).items():
+            result.written.append(_dump(child_path(out, annotator, suffix=".json"), rows))
     elif fmt == "labelstudio":
         from annotator.interop.labelstudio_tasks import to_tasks
 

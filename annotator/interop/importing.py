@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotator.interop.annotations_store import store_annotations
-from annotator.interop.records import ImportReport
+from annotator.interop.records import ImportOptions, ImportReport
 from annotator.models import Document, Project
 from annotator.study.projects import project_schema
 
@@ -24,17 +24,20 @@ ANNOTATION_FORMATS = ("thresh", "labelstudio", "labelstudio-min", "infolossqa",
 
 def import_annotations(session: Session, project: Project, path: Path, fmt: str, *,
                        annotator: str | None = None, category_map: dict[str, str] | None = None,
-                       user_id: int | None = None) -> ImportReport:
+                       user_id: int | None = None,
+                       options: ImportOptions | None = None) -> ImportReport:
     """Read ``path`` in ``fmt`` and store it; raises IngestError and writes nothing on any
     problem. The caller commits."""
     schema = project_schema(project)
     settings = dict(project.settings or {})
     report = ImportReport()
+    options = options or ImportOptions()
     if fmt == "thresh":
         from annotator.interop.thresh import read_thresh
 
         records = read_thresh(path, schema, annotator=annotator, settings=settings,
-                              overrides=category_map, notes=report.notes)
+                              overrides=category_map, notes=report.notes, options=options,
+                              ignored=report.ignored)
     elif fmt in ("labelstudio", "labelstudio-min"):
         from annotator.interop.labelstudio import read_labelstudio
 
@@ -60,4 +63,4 @@ def import_annotations(session: Session, project: Project, path: Path, fmt: str,
     else:
         raise ValueError(f"unknown annotation format {fmt!r}")
     return store_annotations(session, project, records, str(path), fmt=fmt, report=report,
-                             user_id=user_id)
+                             user_id=user_id, options=options)

@@ -87,8 +87,9 @@ def labeling_config(schema: Schema) -> str:
         sides_of.setdefault(control.name, set()).update(schema.edit_type(edit_type).sides)
         controls.setdefault(control.name, control)
     for name, control in controls.items():
+        # A field of document-level edit types only (no spans) points at both texts.
         _control_element(view, control, ",".join(s for s in SIDES
-                                                   if s in sides_of[name]))
+                                                   if s in sides_of[name]) or ",".join(SIDES))
     for control in rating_controls(schema).values():
         _control_element(view, control, "source,target")
     xml = ET.tostring(view, encoding="unicode")

@@ -11,7 +11,6 @@ import csv
 import io
 import json
 import math
-import re
 from typing import Any
 
 FLOAT_DIGITS = 6
@@ -70,9 +69,3 @@ def gold_csv_text(records: list[dict]) -> str:
                 r["method"], p["decision_id"], "",
                 ";".join(sorted(set(p["values"]) | set(p["tiebreak"])))])
     return out.getvalue()
-
-
-def safe_name(name: str) -> str:
-    """A file/folder name made of letters, digits, '.', '_' and '-' (no path tricks)."""
-    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", name).strip("._") or "unnamed"
-    return cleaned[:100]

@@ -31,13 +31,13 @@ from annotator.core.serialise import (
     assignment_to_dict,
     edit_to_dict,
     rating_to_dict,
+    schema_to_dict,
     suggestion_to_dict,
 )
-from annotator.evaluation import mode_of
+from annotator.annotate.modes import project_mode
 from annotator.evaluation.plainfact import relation_problem
 from annotator.models import Assignment, Edit, Suggestion, SuggestionAction
 from annotator.study.projects import project_schema
-from annotator.schemas import Schema
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -95,23 +95,6 @@ def own_edit(edit_id: int) -> Edit:
     if edit is None or edit.assignment.user_id != load_user().id:
         abort(404)
     return edit
-
-
-def schema_to_dict(schema: Schema) -> dict:
-    def field(f):
-        return {"name": f.name, "label": f.label, "type": f.type, "required": f.required,
-                "help": f.help, "level": f.level,
-                "options": [{"value": o.value, "label": o.label} for o in f.options]}
-
-    return {
-        "name": schema.name, "title": schema.title, "unit": schema.unit,
-        "guideline": schema.guideline,
-        "edit_types": [{"name": e.name, "label": e.label, "sides": list(e.sides),
-                        "required_sides": list(e.required_sides), "color": e.color,
-                        "key": e.key, "description": e.description,
-                        "fields": [field(f) for f in e.fields]} for e in schema.edit_types],
-        "ratings": [field(r) for r in schema.ratings],
-    }
 
 
 @bp.get("/assignments/<int:assignment_id>")
@@ -185,7 +168,7 @@ def remove_edit(edit_id: int):
 def put_rating(assignment_id: int):
     assignment = own_assignment(assignment_id)
     data = body()
-    if mode_of(assignment.document.project.schema_name) == "plainfact" and \
+    if project_mode(assignment.document.project).name == "plainfact" and \
             data.get("field") == "relation" and relation_problem(data.get("value")):
         raise ValidationFailed([{"field": "value",
                                  "message": relation_problem(data.get("value"))}])
@@ -225,7 +208,9 @@ def change_status(assignment_id: int):
                          load_user().id)
     if missing:
         db().rollback()
-        return jsonify(error="incomplete", message="Some required answers are missing.",
-                       missing=missing), 422
+        return jsonify(error="incomplete", message=f"Not done yet: {len(missing)} "
+                       f"thing{'s' if len(missing) > 1 else ''} missing (a rating, a required "
+                       "answer or span, or the rationale a negative rating needs). Each entry "
+                       "jumps to its place.", missing=missing), 422
     db().commit()
     return jsonify(assignment=assignment_to_dict(assignment))

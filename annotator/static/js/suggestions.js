@@ -6,22 +6,18 @@ import { el, fill, optionLabel, snippet } from "./edit_form.js";
 import { kindLabel, visibleSuggestions } from "./highlights.js";
 import { snapshot } from "./undo.js";
 
-const KIND_TO_TYPE = {
-  deletion: "deletion", oversimplification: "oversimplification", trailing: "overgeneration",
-  leaked_instruction: "overgeneration", repetition: "overgeneration", semantic_outlier: "overgeneration",
-};
-const KIND_TO_CATEGORY = { leaked_instruction: "leaked_instruction", repetition: "repetitive",
-  semantic_outlier: "ungrounded_injection" };
-
 /** Kinds shown only on request: the alignment engine reports them, but they are rarely
  *  errors (rewording inside a sentence, a word or two trailing). */
 export const LOW_PRIORITY_KINDS = ["insertion", "trailing_noise"];
 
-/** The edit a suggestion turns into: {type, spans, fields}, or null if the schema has none. */
+/** The edit a suggestion turns into: {type, spans, fields}, or null if the schema has none.
+ *  The schema names the edit type of each kind (`suggestion_types`); other kinds take the
+ *  first edit type that spans the same sides. Choice fields take the suggestion's category
+ *  (set by the alignment engine) or its kind when that is one of the options. */
 export function editFromSuggestion(s, schema) {
   const sides = [s.source_spans?.length ? "source" : null, s.target_spans?.length ? "target" : null].filter(Boolean);
   const types = schema.edit_types;
-  const type = types.find((t) => t.name === KIND_TO_TYPE[s.kind])
+  const type = types.find((t) => t.name === (schema.suggestion_types || {})[s.kind])
     || types.find((t) => sides.every((side) => t.sides.includes(side)))
     || types.find((t) => sides.some((side) => t.sides.includes(side)));
   if (!type) return null;
@@ -33,7 +29,7 @@ export function editFromSuggestion(s, schema) {
   for (const f of type.fields) {
     if (f.type !== "choice" && f.type !== "multichoice") continue;
     const values = f.options.map((o) => o.value);
-    const pick = [s.category, KIND_TO_CATEGORY[s.kind], s.kind].find((v) => v && values.includes(v));
+    const pick = [s.category, s.kind].find((v) => v && values.includes(v));
     if (pick) fields[f.name] = f.type === "multichoice" ? [pick] : pick;
   }
   return { type: type.name, spans, fields };
