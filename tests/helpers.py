@@ -13,7 +13,6 @@ from annotator.ingest import import_file
 from annotator.models import Assignment, AuditEvent, Document, Edit, Rating, Span, User
 from annotator.study.projects import create_project
 
-
 # Real study files (read-only, see their README and LICENSE): ``shared/data`` beside the
 # repository checkout, as in CI; ANNOTATOR_SHARED_DATA points elsewhere for other layouts.
 SHARED_DATA = Path(os.environ.get("ANNOTATOR_SHARED_DATA")

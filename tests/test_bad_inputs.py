@@ -7,8 +7,9 @@ import json
 import math
 
 import pytest
-from hypothesis import given, settings, strategies as st
-from sqlalchemy import select, update
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sqlalchemy import update
 
 from annotator.annotate.store import add_time
 from annotator.core import strict_json

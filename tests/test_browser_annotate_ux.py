@@ -11,9 +11,20 @@ from sqlalchemy import select
 
 from annotator.models import Assignment, Suggestion, SuggestionAction
 from tests.conftest import browser_login
-from tests.test_browser_annotate import (SOURCE, TARGET, add_edit, api_state, drag_select,
-                                         open_page, prepare, span, standard_suggestions,
-                                         wait_for, wait_saved, watch_errors)
+from tests.test_browser_annotate import (
+    SOURCE,
+    TARGET,
+    add_edit,
+    api_state,
+    drag_select,
+    open_page,
+    prepare,
+    span,
+    standard_suggestions,
+    wait_for,
+    wait_saved,
+    watch_errors,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -326,7 +337,9 @@ def test_suggested_category_shows_its_label(page, live_server, database, users, 
     from annotator.models import User
     from annotator.study.projects import create_project
     from tests.helpers import write_jsonl
-    from tests.test_browser_overgeneration import LEAK, SOURCE as OG_SOURCE, TARGET as OG_TARGET
+    from tests.test_browser_overgeneration import LEAK
+    from tests.test_browser_overgeneration import SOURCE as OG_SOURCE
+    from tests.test_browser_overgeneration import TARGET as OG_TARGET
 
     with database.session() as session:
         project = create_project(session, "og", "overgeneration", leads=[session.get(User, users["lee"])])

@@ -19,8 +19,8 @@ from sqlalchemy.orm.attributes import flag_modified
 
 from annotator.annotate.modes import schema_mode
 from annotator.core.keys import rating_key
-from annotator.core.serialise import assignment_to_dict, edit_to_dict, rating_to_dict
 from annotator.core.limits import current_limits
+from annotator.core.serialise import assignment_to_dict, edit_to_dict, rating_to_dict
 from annotator.core.spans import span_problem
 from annotator.core.vocabulary import ANNOTATOR_SET_STATUSES, SIDE_LABELS, SUGGESTION_ACTIONS
 from annotator.models import (

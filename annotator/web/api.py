@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
+from annotator.annotate.modes import project_mode
 from annotator.annotate.store import (
     Conflict,
     ValidationFailed,
@@ -35,7 +36,6 @@ from annotator.core.serialise import (
     schema_to_dict,
     suggestion_to_dict,
 )
-from annotator.annotate.modes import project_mode
 from annotator.evaluation.plainfact import relation_problem
 from annotator.models import Assignment, Edit, Suggestion, SuggestionAction
 from annotator.study.projects import project_schema
