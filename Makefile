@@ -9,12 +9,13 @@ STAMP := $(VENV)/.installed
 demo: setup
 	$(VENV)/bin/annotator demo
 
-# Lint (ruff, configured in pyproject.toml), the whole suite on SQLite, then every database
-# test again on a real PostgreSQL server.
+# Lint (ruff, configured in pyproject.toml); the whole suite on SQLite, then every database
+# test again on a real PostgreSQL server, both beside a real Label Studio server (installed
+# into .venv-labelstudio on first use).
 test: setup system-deps
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest $(PYTEST_ARGS)
-	bash scripts/with-postgres.sh $(PY) -m pytest $(PYTEST_ARGS)
+	PYTHON=$(PYTHON) bash scripts/with-labelstudio.sh bash -c \
+	  '$(PY) -m pytest $(PYTEST_ARGS) && bash scripts/with-postgres.sh $(PY) -m pytest $(PYTEST_ARGS)'
 
 setup: $(STAMP)
 
@@ -36,4 +37,4 @@ bench: setup
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) .venv-labelstudio build dist *.egg-info

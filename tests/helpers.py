@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from sqlalchemy import func, select
@@ -11,6 +12,11 @@ from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
 from annotator.models import Assignment, AuditEvent, Document, Edit, Rating, Span, User
 from annotator.study.projects import create_project
+
+# Real study files (read-only, see their README and LICENSE): ``shared/data`` beside the
+# repository checkout, as in CI; ANNOTATOR_SHARED_DATA points elsewhere for other layouts.
+SHARED_DATA = Path(os.environ.get("ANNOTATOR_SHARED_DATA")
+                   or Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 def write_jsonl(path: Path, records) -> Path:

@@ -233,13 +233,13 @@ def test_done_is_blocked_until_complete(study, ana):
 def test_time_accumulates_and_is_capped(study, ana):
     aid = study["assignments"]["ana"][0]
     url = f"/api/assignments/{aid}/time"
-    assert ana.send("POST", url, {"seconds": 14.5}).get_json()["seconds_spent"] == 14.5
-    assert ana.send("POST", url, {"seconds": 15}).get_json()["seconds_spent"] == 29.5
-    assert ana.send("POST", url, {"seconds": 10_000}).get_json()["seconds_spent"] == 329.5
+    assert ana.send("POST", url, {"seconds": 10_000}).get_json()["seconds_spent"] == 300
+    # A heartbeat is credited at most the wall-clock time since the previous one.
+    assert ana.send("POST", url, {"seconds": 15}).get_json()["seconds_spent"] < 301
     assert ana.send("POST", url, {"seconds": -3}).status_code == 422
     assert ana.send("POST", url, {"seconds": "5"}).status_code == 422
     state = ana.get(f"/api/assignments/{aid}").get_json()["assignment"]
-    assert state["seconds_spent"] == 329.5
+    assert 300 <= state["seconds_spent"] < 301
     assert state["version"] == 1                       # heartbeats never make saves stale
 
 

@@ -99,7 +99,7 @@ def test_rate_a_generated_qa_pair(demo, database, live_server, page):
     )
     page.locator(".criterion[data-field=givenness] input.why").press("Tab")
     _settle(page)
-    _shot(page, "eval_qa_quality.png")
+    # (the screenshot of this page comes from test_browser_eval_ux: no planted payload in it)
     page.click("#btn-done")
     page.locator("#status.done").wait_for()
     ratings = _ratings(database, aid)
@@ -204,7 +204,23 @@ def test_type_plainfact_sentences_with_the_alignment_suggestion(demo, database, 
             f"label:has(input[value='{'definition' if last else 'method_result'}'])"
         ).click()
         if last:
-            row.locator(".relation label").first.click()  # tick "external" as well
+            # "external" never goes with sentence numbers: refused while any is ticked
+            rel = row.locator(".relation")
+            if rel.locator("input[value=external]").is_checked():
+                rel.locator("label").first.click()
+                _settle(page)
+            if not rel.locator("input:checked").count():
+                rel.locator("label").nth(1).click()
+                _settle(page)
+            rel.locator("label").first.click()
+            assert "untick the sentence numbers" in rel.locator(".refused").inner_text()
+            assert not rel.locator("input[value=external]").is_checked()
+            for box in rel.locator("input:checked").all():
+                box.locator("xpath=..").click()
+                _settle(page)
+            rel.locator("label").first.click()
+            _settle(page)
+            assert rel.locator(".refused").inner_text() == ""
         else:
             row.locator("button.accept").click()
         _settle(page)
@@ -214,4 +230,4 @@ def test_type_plainfact_sentences_with_the_alignment_suggestion(demo, database, 
     ratings = _ratings(database, aid)
     assert ratings[("0", "relation")][0] == suggested
     assert ratings[(str(n - 1), "type")][0] == "elaboration"
-    assert "external" in ratings[(str(n - 1), "relation")][0]
+    assert ratings[(str(n - 1), "relation")][0] == ["external"]

@@ -68,6 +68,12 @@ def _png(fig: Figure) -> str:
     return f'<img alt="plot" src="data:image/png;base64,{data}">'
 
 
+def _plain(text) -> str:
+    """Text shown as is in a plot: '$' would start matplotlib math (a user name like
+    '$x^$' crashes the renderer), so every '$' is escaped."""
+    return str(text).replace("$", r"\$")
+
+
 def _bar(labels, series: dict[str, list[float]], title: str, ylabel: str) -> str:
     fig = Figure(figsize=(7.5, 3.0))
     ax = fig.add_subplot()
@@ -75,12 +81,12 @@ def _bar(labels, series: dict[str, list[float]], title: str, ylabel: str) -> str
     width = 0.8 / n
     for i, (name, values) in enumerate(series.items()):
         xs = [x + (i - (n - 1) / 2) * width for x in range(len(labels))]
-        ax.bar(xs, [0 if v is None else v for v in values], width=width, label=str(name))
+        ax.bar(xs, [0 if v is None else v for v in values], width=width, label=_plain(name))
     ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels([str(x) for x in labels], rotation=30 if len(labels) > 6 else 0,
+    ax.set_xticklabels([_plain(x) for x in labels], rotation=30 if len(labels) > 6 else 0,
                        ha="right" if len(labels) > 6 else "center", fontsize=8)
-    ax.set_title(title, fontsize=10)
-    ax.set_ylabel(ylabel, fontsize=9)
+    ax.set_title(_plain(title), fontsize=10)
+    ax.set_ylabel(_plain(ylabel), fontsize=9)
     if n > 1:
         ax.legend(fontsize=8)
     ax.spines[["top", "right"]].set_visible(False)
