@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from annotator.config import Config
 from annotator.models import Suggestion, SuggestionAction
-from tests.test_api import Api, doc_of, new_edit
+from tests.api_helpers import Api, doc_of, new_edit
 
 
 @pytest.fixture
@@ -49,8 +49,11 @@ def test_the_text_limit_comes_from_the_environment():
 def test_a_span_only_change_is_a_new_version(study, ana):
     aid = study["assignments"]["ana"][0]
     made = new_edit(ana, aid)["edit"]
-    r = ana.send("PUT", f"/api/edits/{made['id']}", {"spans": [{"side": "source", "start": 0, "end": 4}],
-                                                       "version": made["version"]})
+    r = ana.send(
+        "PUT",
+        f"/api/edits/{made['id']}",
+        {"spans": [{"side": "source", "start": 0, "end": 4}], "version": made["version"]},
+    )
     assert r.status_code == 200 and r.get_json()["edit"]["version"] == made["version"] + 1
     stale = ana.send("PUT", f"/api/edits/{made['id']}", {"spans": [], "version": made["version"]})
     assert stale.status_code == 409

@@ -8,8 +8,8 @@ from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
 from annotator.models import Assignment
 from annotator.study.projects import create_project
+from tests.api_helpers import Api
 from tests.helpers import pairs, write_jsonl
-from tests.test_api import Api
 from tests.test_browser_study_schema import TYPOLOGY
 
 

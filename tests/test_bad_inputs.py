@@ -16,10 +16,9 @@ from annotator.core import strict_json
 from annotator.ingest import IngestError, import_file, read_documents
 from annotator.models import Assignment, User
 from annotator.study.projects import create_project
+from tests.adjudication_fixtures import release
 from tests.conftest import csrf_token, login
 from tests.helpers import row_counts
-from tests.test_adjudication_support import qa_study  # noqa: F401
-from tests.test_release import adjudicated, release  # noqa: F401
 
 PAIR = {"id": "d1", "source": "Patients got 5 mg.", "target": "Patients got medicine."}
 

@@ -11,15 +11,15 @@ from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
 from annotator.models import Assignment
 from annotator.study.projects import create_project
-from tests.conftest import ARTIFACTS, browser_login
-from tests.helpers import pairs, write_jsonl
-from tests.test_browser_annotate import (
+from tests.browser_helpers import (
     api_state,
     drag_select,
     open_page,
     wait_saved,
     watch_errors,
 )
+from tests.conftest import ARTIFACTS, browser_login
+from tests.helpers import pairs, write_jsonl
 
 pytestmark = pytest.mark.browser
 
