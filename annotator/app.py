@@ -40,8 +40,8 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     app.extensions["annotator_db"] = database
     csrf.init_app(app)
 
-    from annotator.web import adjudicate, api, auth, dashboard, documents
-    from annotator.web import evaluation
+    from annotator.web import adjudicate, api, auth, dashboard, datamanager, documents
+    from annotator.web import evaluation, formatting
 
     app.register_blueprint(api.bp)
     app.register_blueprint(auth.bp)
@@ -49,6 +49,8 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(adjudicate.bp)
     app.register_blueprint(evaluation.bp)
+    app.register_blueprint(datamanager.bp)
+    formatting.register(app)
 
     @app.teardown_appcontext
     def close_session(_exc):
