@@ -41,7 +41,7 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     csrf.init_app(app)
 
     from annotator.web import adjudicate, api, auth, dashboard, datamanager, documents
-    from annotator.web import evaluation, formatting
+    from annotator.web import errors, evaluation, formatting, manage
 
     app.register_blueprint(api.bp)
     app.register_blueprint(auth.bp)
@@ -50,7 +50,9 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     app.register_blueprint(adjudicate.bp)
     app.register_blueprint(evaluation.bp)
     app.register_blueprint(datamanager.bp)
+    app.register_blueprint(manage.bp)
     formatting.register(app)
+    errors.register(app)
 
     @app.teardown_appcontext
     def close_session(_exc):

@@ -15,6 +15,7 @@ from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, rend
 from sqlalchemy import select
 
 from annotator.adjudication import decisions as d
+from annotator.adjudication.labels import can_auto_resolve
 from annotator.adjudication.overview import adjudication_queue, apply_automatic
 from annotator.adjudication.ratings import resolve_rating, route_to_third
 from annotator.adjudication.view import document_view
@@ -52,8 +53,10 @@ def queue(project_id: int):
     pair = tuple(pair_arg.split(",", 1)) if "," in pair_arg else None
     entries = adjudication_queue(db(), project, field_name=field_name, pair=pair)
     everyone = sorted({n for e in adjudication_queue(db(), project) for n in e.annotators})
-    fields = [e.name for e in schema.edit_types] + [r.name for r in schema.ratings
-                                                    if r.type != "text"]
+    fields = ([e.name for e in schema.edit_types]
+              + [f"{e.name}.{f.name}" for e in schema.edit_types for f in e.fields
+                 if can_auto_resolve(f.type)]
+              + [r.name for r in schema.ratings if r.type != "text"])
     return render_template("adjudicate_queue.html", project=project, entries=entries,
                            fields=fields, pairs=[",".join(p) for p in combinations(everyone, 2)],
                            field=field_name, pair=pair_arg)
