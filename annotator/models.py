@@ -28,9 +28,14 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column, relationship
 
-ROLES = ("admin", "lead", "annotator")
-SIDES = ("source", "target")
-ASSIGNMENT_STATUSES = ("assigned", "in_progress", "done", "skipped")
+from annotator.core.vocabulary import (  # noqa: F401  (re-exported: models.SIDES etc.)
+    ASSIGNMENT_STATUSES,
+    PROJECT_ROLES,
+    ROLES,
+    SIDES,
+    SUGGESTION_ACTIONS,
+    sql_in,
+)
 
 
 def utcnow() -> datetime:
@@ -66,7 +71,7 @@ class Versioned:
 
 class User(Base):
     __tablename__ = "users"
-    __table_args__ = (CheckConstraint("role IN ('admin', 'lead', 'annotator')", name="role"),)
+    __table_args__ = (CheckConstraint(sql_in("role", ROLES), name="role"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     username: Mapped[str] = mapped_column(String(80), unique=True)
@@ -102,7 +107,7 @@ class ProjectMember(Base):
     __tablename__ = "project_members"
     __table_args__ = (
         UniqueConstraint("project_id", "user_id"),
-        CheckConstraint("role IN ('lead', 'annotator')", name="role"),
+        CheckConstraint(sql_in("role", PROJECT_ROLES), name="role"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -153,7 +158,7 @@ class Assignment(Versioned, Base):
     __table_args__ = (
         UniqueConstraint("document_id", "user_id"),
         Index("ix_assignments_user_status", "user_id", "status"),
-        CheckConstraint("status IN ('assigned', 'in_progress', 'done', 'skipped')", name="status"),
+        CheckConstraint(sql_in("status", ASSIGNMENT_STATUSES), name="status"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -215,7 +220,7 @@ class Span(Base):
 
     __tablename__ = "spans"
     __table_args__ = (
-        CheckConstraint("side IN ('source', 'target')", name="side"),
+        CheckConstraint(sql_in("side", SIDES), name="side"),
         CheckConstraint("start >= 0 AND \"end\" > start", name="range"),
     )
 
@@ -277,7 +282,7 @@ class SuggestionAction(Base):
     __tablename__ = "suggestion_actions"
     __table_args__ = (
         UniqueConstraint("suggestion_id", "user_id"),
-        CheckConstraint("action IN ('accepted', 'dismissed')", name="action"),
+        CheckConstraint(sql_in("action", SUGGESTION_ACTIONS), name="action"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

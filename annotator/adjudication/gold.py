@@ -15,6 +15,7 @@ from annotator.adjudication.overview import open_items
 from annotator.adjudication.ratings import rating_items
 from annotator.adjudication.source import is_ready, original_assignments, source_edits
 from annotator.models import AdjudicationState, Document, GoldEdit
+from annotator.core.vocabulary import SIDES
 
 
 def release_blocker(session: Session, document: Document) -> str | None:
@@ -96,7 +97,7 @@ def gold_record(session: Session, document: Document) -> dict:
 
 
 def _first(spans: dict) -> tuple:
-    for side in ("source", "target"):
+    for side in SIDES:
         if spans[side]:
             return (0 if side == "source" else 1, spans[side][0][0])
     return (2, 0)

@@ -11,6 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from annotator.adjudication.grouping import EditView
+from annotator.core.serialise import edit_to_dict
 from annotator.models import Assignment, Document, Edit, TieBreakRequest
 
 
@@ -39,14 +40,13 @@ def source_edits(assignments: list[Assignment]) -> list[Edit]:
 
 
 def edit_view(edit: Edit) -> EditView:
-    return EditView(id=edit.id, annotator=edit.assignment.user.username,
-                    edit_type=edit.edit_type,
-                    spans=tuple((s.side, s.start, s.end) for s in edit.spans),
-                    fields=dict(edit.fields or {}))
+    snapshot = edit_snapshot(edit)
+    return EditView(id=edit.id, annotator=snapshot["annotator"], edit_type=edit.edit_type,
+                    spans=tuple((s["side"], s["start"], s["end"]) for s in snapshot["spans"]),
+                    fields=snapshot["fields"])
 
 
 def edit_snapshot(edit: Edit) -> dict:
-    """The annotator's edit as it was when decided on (kept in the decision's ``before``)."""
-    return {"id": edit.id, "annotator": edit.assignment.user.username,
-            "edit_type": edit.edit_type, "fields": dict(edit.fields or {}),
-            "spans": [{"side": s.side, "start": s.start, "end": s.end} for s in edit.spans]}
+    """The annotator's edit as it was when decided on (kept in the decision's ``before``):
+    the common serialisation plus who wrote it."""
+    return {**edit_to_dict(edit), "annotator": edit.assignment.user.username}

@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from annotator.core.vocabulary import SIDES
 from .data import Document, Edit, Work
 from .sentences import sentences_of
 from .spans import token_range, whitespace_tokens
@@ -127,7 +128,7 @@ def positions(documents: Sequence[Document], edits: Sequence[Edit], bins: int = 
     docs = {d.id: d for d in documents}
     labels = [f"{round(100 * b / bins)}-{round(100 * (b + 1) / bins)}%" for b in range(bins)]
     out = {"bins": labels}
-    for side in ("source", "target"):
+    for side in SIDES:
         total = [0] * bins
         by_type: dict[str, list[int]] = {}
         for e in edits:

@@ -14,6 +14,7 @@ from html import escape
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from annotator.core.vocabulary import SIDES
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;
@@ -195,7 +196,7 @@ def _plots(report) -> str:
     pos = report.get("positions", {})
     if pos.get("bins"):
         out.append("<h3>Edits by sentence position</h3>")
-        out.append(_bar(pos["bins"], {side: pos[side]["counts"] for side in ("source", "target")},
+        out.append(_bar(pos["bins"], {side: pos[side]["counts"] for side in SIDES},
                         "Edits per relative sentence position", "edits"))
     qs = report.get("question_similarity", {})
     out.append("<h3>Question similarity vs evidence overlap</h3>")

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from annotator.core.vocabulary import SIDES
 from .aggregation import aggregate
 from .alpha import alpha_from_coincidence, check_alpha_defined, krippendorff_alpha, unit_counts
 from .bootstrap import Bootstrap
@@ -62,7 +63,7 @@ def build_report(inp: AgreementInput, *, bootstrap: int = 1000, seed: int = 0,
     report["fields"], report["aggregation"] = _rating_fields(inp, doc_index, boot, report["warnings"])
     report["edit_fields"] = _edit_fields(inp, annotators, doc_index, boot)
     report["spans"] = {side: _spans(inp, annotators, side, boot, iou_threshold, first_span_only)
-                       for side in ("source", "target")}
+                       for side in SIDES}
     report["annotators"] = annotator_profiles(docs, inp.edits, inp.work, annotators,
                                               [e.name for e in schema.edit_types])
     report["question_similarity"] = question_similarity(docs, inp.edits, annotators, inp.embed)

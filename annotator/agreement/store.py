@@ -13,8 +13,9 @@ import threading
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from annotator.agreement.report import build_report
 from annotator.agreement.data import AgreementInput, Document, Edit, Rating, Span, Work
+from annotator.agreement.report import build_report
+from annotator.core.serialise import edit_to_dict
 from annotator.models import Assignment
 from annotator.models import Document as DocumentRow
 from annotator.models import Edit as EditRow
@@ -44,10 +45,11 @@ def load_agreement_input(session: Session, project: Project, *, embed=None) -> A
         doc_id, name = a.document.external_id, a.user.username
         work.append(Work(document_id=doc_id, annotator=name, seconds=a.seconds_spent,
                          status=a.status))
-        for e in a.edits:
-            edits.append(Edit(id=str(e.id), document_id=doc_id, annotator=name,
-                              edit_type=e.edit_type, fields=dict(e.fields or {}),
-                              spans=[Span(s.side, s.start, s.end) for s in e.spans]))
+        for row in a.edits:
+            e = edit_to_dict(row)
+            edits.append(Edit(id=str(e["id"]), document_id=doc_id, annotator=name,
+                              edit_type=e["edit_type"], fields=e["fields"],
+                              spans=[Span(**s) for s in e["spans"]]))
         for r in a.ratings:
             if r.value is not None:
                 ratings.append(Rating(document_id=doc_id, annotator=name, level=r.level,

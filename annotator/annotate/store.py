@@ -14,10 +14,14 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from annotator.study import audit
+from annotator.core.serialise import assignment_to_dict, edit_to_dict, rating_to_dict
+from annotator.core.keys import rating_key
+from annotator.core.spans import span_problem
+from annotator.core.vocabulary import ANNOTATOR_SET_STATUSES, SIDE_LABELS, SUGGESTION_ACTIONS
 from annotator.models import Assignment, Edit, Rating, Span, Suggestion, SuggestionAction
-from annotator.study.projects import project_schema
 from annotator.schemas import EditType, FieldSpec, Schema
+from annotator.study import audit
+from annotator.study.projects import project_schema
 
 MAX_TIME_REPORT_SECONDS = 300  # one heartbeat never adds more than this
 
@@ -36,39 +40,6 @@ class Conflict(Exception):
     def __init__(self, message: str, current: dict | None = None):
         self.current = current
         super().__init__(message)
-
-
-# ---------------------------------------------------------------- serialisation
-
-
-def edit_to_dict(edit: Edit) -> dict[str, Any]:
-    return {
-        "id": edit.id,
-        "edit_type": edit.edit_type,
-        "fields": edit.fields,
-        "spans": [{"side": s.side, "start": s.start, "end": s.end} for s in edit.spans],
-        "suggestion_id": edit.suggestion_id,
-        "version": edit.version,
-    }
-
-
-def rating_to_dict(rating: Rating) -> dict[str, Any]:
-    return {"id": rating.id, "level": rating.level, "item": rating.item, "field": rating.field,
-            "value": rating.value, "rationale": rating.rationale, "version": rating.version}
-
-
-def suggestion_to_dict(suggestion: Suggestion, action: str | None) -> dict[str, Any]:
-    return {"id": suggestion.id, "kind": suggestion.kind,
-            "source_spans": suggestion.source_spans, "target_spans": suggestion.target_spans,
-            "score": suggestion.score, "method": suggestion.method,
-            "explanation": suggestion.explanation, "category": suggestion.category,
-            "action": action}
-
-
-def assignment_to_dict(assignment: Assignment) -> dict[str, Any]:
-    return {"id": assignment.id, "status": assignment.status, "version": assignment.version,
-            "seconds_spent": round(assignment.seconds_spent, 1),
-            "user": assignment.user.username}
 
 
 # ---------------------------------------------------------------- validation
@@ -99,16 +70,11 @@ def validate_spans(spans: Any, edit_type: EditType, assignment: Assignment) -> l
             problems.append({"field": key, "message": "must be {side, start, end}"})
             continue
         side, start, end = span.get("side"), span.get("start"), span.get("end")
-        if side not in edit_type.sides:
-            problems.append({"field": f"{key}.side", "message":
-                             f"{edit_type.label} spans may only lie on: "
-                             f"{', '.join(edit_type.sides)}"})
-            continue
-        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end)) or not (
-                0 <= start < end <= len(texts[side])):
-            problems.append({"field": key, "message":
-                             f"[{start}, {end}] lies outside the {side} text "
-                             f"(length {len(texts[side])})"})
+        problem = span_problem(side, start, end, texts, sides=edit_type.sides,
+                               kind=edit_type.label)
+        if problem:
+            problems.append({"field": f"{key}.side" if side not in edit_type.sides else key,
+                             "message": problem})
             continue
         if (side, start, end) not in seen:
             seen.add((side, start, end))
@@ -255,7 +221,7 @@ def set_rating(session: Session, assignment: Assignment, data: dict, user_id: in
 
 def record_suggestion_action(session: Session, assignment: Assignment, suggestion_id: Any,
                              action: Any, edit_id: Any = None) -> SuggestionAction:
-    if action not in ("accepted", "dismissed"):
+    if action not in SUGGESTION_ACTIONS:
         raise ValidationFailed([{"field": "action", "message": "'accepted' or 'dismissed'"}])
     suggestion = session.get(Suggestion, suggestion_id) if isinstance(suggestion_id, int) else None
     if suggestion is None or suggestion.document_id != assignment.document_id:
@@ -304,7 +270,7 @@ def missing_for_done(assignment: Assignment, schema: Schema) -> list[dict[str, A
         sides = {s.side for s in edit.spans}
         for side in edit_type.required_sides:
             if side not in sides:
-                label = "original" if side == "source" else "simplification"
+                label = SIDE_LABELS[side]
                 missing.append({"edit_id": edit.id, "field": f"spans.{side}",
                                 "message": f"{edit_type.label} #{edit.id}: mark a span in the "
                                            f"{label}"})
@@ -319,6 +285,7 @@ def missing_for_done(assignment: Assignment, schema: Schema) -> list[dict[str, A
         for spec in schema.ratings:
             if spec.level == level and spec.required and (level, item, spec.name) not in given:
                 missing.append({"field": f"ratings.{level}.{item}.{spec.name}",
+                                "key": rating_key(level, item, spec.name),
                                 "message": f"{spec.label} is not rated for "
                                            f"{_item_label(level, item)}"})
     return missing
@@ -348,7 +315,7 @@ def _item_label(level: str, item: str) -> str:
 def set_status(session: Session, assignment: Assignment, status: Any, version: Any,
                user_id: int) -> list[dict]:
     """Mark done (if complete) or reopen. Returns the list of missing items (empty = done)."""
-    if status not in ("done", "in_progress"):
+    if status not in ANNOTATOR_SET_STATUSES:
         raise ValidationFailed([{"field": "status", "message": "'done' or 'in_progress'"}])
     _check_version(assignment, version, "assignment", assignment_to_dict(assignment))
     if status == "done":

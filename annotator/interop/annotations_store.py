@@ -17,14 +17,15 @@ from datetime import datetime, timezone
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from annotator.study import audit
-from annotator.study.accounts import create_user
+from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.ingest.readers import DocumentRecord, IngestError, Problem
 from annotator.ingest.store import store_documents
 from annotator.interop.records import (
     AnnotationRecord, EditIn, ImportReport, RatingIn, SpanIn, check_records,
 )
 from annotator.models import Assignment, Document, Edit, Project, Rating, Span, User
+from annotator.study import audit
+from annotator.study.accounts import create_user
 from annotator.study.projects import add_member, project_schema
 
 
@@ -143,13 +144,19 @@ def project_records(session: Session, project: Project) -> list[AnnotationRecord
         records.append(AnnotationRecord(
             document_id=doc.external_id, annotator=a.user.username, line=0,
             source=doc.source, target=doc.target, meta=dict(doc.meta or {}),
-            edits=[EditIn(e.edit_type, dict(e.fields or {}),
-                          [SpanIn(s.side, s.start, s.end)
-                           for s in sorted(e.spans, key=lambda s: (s.side, s.start, s.end))])
-                   for e in a.edits],
-            ratings=[RatingIn(g.level, g.item, g.field, g.value, g.rationale) for g in a.ratings],
+            edits=[_edit_in(edit_to_dict(e)) for e in a.edits],
+            ratings=[_rating_in(rating_to_dict(g)) for g in a.ratings],
             seconds_spent=round(a.seconds_spent or 0.0, 3), status=a.status))
     return records
+
+
+def _edit_in(edit: dict) -> EditIn:
+    return EditIn(edit["edit_type"], edit["fields"], [SpanIn(**s) for s in edit["spans"]])
+
+
+def _rating_in(rating: dict) -> RatingIn:
+    return RatingIn(rating["level"], rating["item"], rating["field"], rating["value"],
+                    rating["rationale"])
 
 
 def project_documents(session: Session, project: Project) -> list[Document]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from annotator.core.spans import span_problem
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.records import (
     AnnotationRecord, EditIn, SpanIn, load_json_array, record_id, record_owner, span_pairs,
@@ -130,9 +131,9 @@ def read_infolossqa(path: Path, schema: Schema, known: dict[str, tuple[str, str]
 
 def _invalid_spans(row: dict, spans: list[SpanIn], texts: dict[str, str]):
     for span in spans:
-        if not 0 <= span.start < span.end <= len(texts[span.side]):
-            return span.where, (f"span [{span.start}, {span.end}] lies outside the "
-                                f"{span.side} text (length {len(texts[span.side])})")
+        problem = span_problem(span.side, span.start, span.end, texts)
+        if problem:
+            return span.where, problem
     for key, side, where in (("evidence", "source", "input_idx"),
                              ("rationale", "target", "output_idx")):
         snippets = row.get(key)

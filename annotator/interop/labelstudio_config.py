@@ -22,6 +22,7 @@ from typing import Any
 from label_studio_sdk.label_interface import LabelInterface
 
 from annotator.schemas import FieldSpec, Schema
+from annotator.core.vocabulary import SIDES
 
 SIDE_TITLES = {"source": "Original", "target": "Simplification"}
 
@@ -71,7 +72,7 @@ def rating_controls(schema: Schema) -> dict[tuple[str, str], Control]:
 def labeling_config(schema: Schema) -> str:
     view = ET.Element("View")
     ET.SubElement(view, "Header", value=schema.title)
-    for side in ("source", "target"):
+    for side in SIDES:
         ET.SubElement(view, "Header", value=SIDE_TITLES[side], size="5")
         ET.SubElement(view, "Text", name=side, value=f"${side}", granularity="symbol")
         types = [e for e in schema.edit_types if side in e.sides]
@@ -86,7 +87,7 @@ def labeling_config(schema: Schema) -> str:
         sides_of.setdefault(control.name, set()).update(schema.edit_type(edit_type).sides)
         controls.setdefault(control.name, control)
     for name, control in controls.items():
-        _control_element(view, control, ",".join(s for s in ("source", "target")
+        _control_element(view, control, ",".join(s for s in SIDES
                                                    if s in sides_of[name]))
     for control in rating_controls(schema).values():
         _control_element(view, control, "source,target")

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from annotator.annotate.store import ValidationFailed, validate_fields
+from annotator.core.spans import span_problem
+from annotator.core.vocabulary import SIDES
 from annotator.ingest.readers import (
     IngestError,
     Problem,
@@ -165,7 +167,7 @@ def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
                                     "in the project and the record carries no texts"))
             continue
         for edit in record.edits:
-            _check_edit(edit, schema, dict(zip(("source", "target"), pair)), name, line,
+            _check_edit(edit, schema, dict(zip(SIDES, pair)), name, line,
                         problems)
         for rating in record.ratings:
             spec = schema.rating(rating.field, rating.level)
@@ -193,13 +195,10 @@ def _check_edit(edit: EditIn, schema: Schema, texts: dict[str, str], name: str, 
                                 + ", ".join(e.name for e in schema.edit_types)))
         return
     for span in edit.spans:
-        if span.side not in edit_type.sides:
-            problems.append(Problem(name, line, span.where, f"{edit_type.name} spans may only "
-                                    f"lie on: {', '.join(edit_type.sides)}"))
-        elif not 0 <= span.start < span.end <= len(texts[span.side]):
-            problems.append(Problem(name, line, span.where,
-                                    f"span [{span.start}, {span.end}] lies outside the "
-                                    f"{span.side} text (length {len(texts[span.side])})"))
+        problem = span_problem(span.side, span.start, span.end, texts, sides=edit_type.sides,
+                               kind=edit_type.name)
+        if problem:
+            problems.append(Problem(name, line, span.where, problem))
     try:
         edit.fields = validate_fields(edit.fields, edit_type.fields)
     except ValidationFailed as exc:

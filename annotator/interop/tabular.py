@@ -30,6 +30,7 @@ from annotator.interop.records import (
     AnnotationRecord, EditIn, RatingIn, SpanIn, load_json_lines, read_text, record_id, record_owner,
 )
 from annotator.schemas import Schema
+from annotator.core.vocabulary import SIDES
 
 FIXED_COLUMNS = ["document_id", "annotator", "status", "seconds_spent", "kind", "edit_type",
                  "source_spans", "target_spans"]
@@ -199,7 +200,7 @@ def _typed(cell: str, spec) -> Any:
 
 def _parse_spans(row: dict, name: str, line: int, problems: list[Problem]) -> list[SpanIn]:
     spans = []
-    for side in ("source", "target"):
+    for side in SIDES:
         column = f"{side}_spans"
         for piece in filter(None, (row.get(column) or "").split(";")):
             try:

@@ -31,6 +31,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotator import __version__
+from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.study import audit
 from annotator.adjudication.gold import gold_record, release_blocker
 from annotator.adjudication.source import tiebreak_assignment_ids
@@ -128,12 +129,9 @@ def _raw_annotations(session, released) -> dict[str, list[dict]]:
             "document_id": a.document.external_id, "annotator": a.user.username,
             "role": "tiebreak" if a.id in tiebreak else "annotator", "status": a.status,
             "seconds_spent": round(a.seconds_spent or 0.0, 1),
-            "edits": [{"id": e.id, "edit_type": e.edit_type, "fields": e.fields,
-                       "spans": [{"side": s.side, "start": s.start, "end": s.end}
-                                 for s in e.spans], "suggestion_id": e.suggestion_id}
-                      for e in a.edits],
-            "ratings": [{"level": r.level, "item": r.item, "field": r.field, "value": r.value,
-                         "rationale": r.rationale}
+            "meta": dict(a.meta or {}),
+            "edits": [edit_to_dict(e) for e in a.edits],
+            "ratings": [rating_to_dict(r)
                         for r in sorted(a.ratings, key=lambda r: (r.level, r.item, r.field))],
         })
     return by_name

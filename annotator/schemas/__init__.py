@@ -17,10 +17,10 @@ from typing import Any
 
 import yaml
 
+from annotator.core.vocabulary import RATING_LEVELS, SIDES
+
 BUILTIN_DIR = Path(__file__).parent
-SIDES = ("source", "target")
 FIELD_TYPES = ("text", "choice", "ordinal", "multichoice")
-RATING_LEVELS = ("document", "sentence", "pair", "qa")
 PREHIGHLIGHTERS = (
     "trailing",
     "leaked_instruction",

@@ -14,6 +14,7 @@ from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, rend
                    request, send_file, url_for)
 from sqlalchemy import select
 
+from annotator.core.keys import rating_key
 from annotator.adjudication import decisions as d
 from annotator.adjudication.labels import can_auto_resolve
 from annotator.adjudication.overview import adjudication_queue, apply_automatic
@@ -184,7 +185,7 @@ def tiebreak(assignment_id: int):
     if request.method == "POST":
         try:
             for r in requests:
-                raw = request.form.get(f"{r.level}|{r.item}|{r.field}", "")
+                raw = request.form.get(rating_key(r.level, r.item, r.field), "")
                 spec = schema.rating(r.field, r.level)
                 value = next((o.value for o in spec.options if str(o.value) == raw), None)
                 if value is not None:
@@ -207,7 +208,7 @@ def tiebreak(assignment_id: int):
         current = db().scalar(select(Rating.value).where(
             Rating.assignment_id == assignment.id, Rating.level == r.level,
             Rating.item == r.item, Rating.field == r.field))
-        items.append({"key": f"{r.level}|{r.item}|{r.field}", "spec": spec, "item": r.item,
+        items.append({"key": rating_key(r.level, r.item, r.field), "spec": spec, "item": r.item,
                       "level": r.level, "current": current,
                       "texts": _item_texts(assignment.document, r.level, r.item)})
     return render_template("adjudicate_tiebreak.html", assignment=assignment, items=items)

@@ -20,16 +20,18 @@ from annotator.annotate.store import (
     Conflict,
     ValidationFailed,
     add_time,
-    assignment_to_dict,
     create_edit,
     delete_edit,
-    edit_to_dict,
-    rating_to_dict,
     record_suggestion_action,
     set_rating,
     set_status,
-    suggestion_to_dict,
     update_edit,
+)
+from annotator.core.serialise import (
+    assignment_to_dict,
+    edit_to_dict,
+    rating_to_dict,
+    suggestion_to_dict,
 )
 from annotator.models import Assignment, Edit, Suggestion, SuggestionAction
 from annotator.study.projects import project_schema

@@ -14,7 +14,9 @@ from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_
 from markupsafe import Markup
 from sqlalchemy import select
 
-from annotator.annotate.store import assignment_to_dict, rating_to_dict, set_status
+from annotator.core.keys import rating_key
+from annotator.annotate.store import set_status
+from annotator.core.serialise import assignment_to_dict, rating_to_dict
 from annotator.evaluation import mode_of
 from annotator.evaluation.criteria import is_negative
 from annotator.evaluation.plainfact import suggested_relation
@@ -72,7 +74,7 @@ def _qa(item: EvalQAItem) -> dict:
 
 
 def _tiebreak_keys(assignment: Assignment) -> list[str]:
-    return [f"{r.level}|{r.item}|{r.field}" for r in db().scalars(
+    return [rating_key(r.level, r.item, r.field) for r in db().scalars(
         select(TieBreakRequest).where(TieBreakRequest.assignment_id == assignment.id)
         .order_by(TieBreakRequest.id))]
 

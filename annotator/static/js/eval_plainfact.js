@@ -3,12 +3,13 @@
 // suggestion. A third annotator (tie-break) sees only the items routed to them.
 
 import { boot, el, radios, renderHighlighted } from "./eval_common.js";
+import { ratingKey } from "./keys.js";
 
 const ctx = await boot();
 const { data } = ctx;
 const specs = Object.fromEntries(data.schema.ratings.map((r) => [r.name, r]));
 const tiebreak = new Set(data.tiebreak);
-const wanted = (i, field) => !tiebreak.size || tiebreak.has(`sentence|${i}|${field}`);
+const wanted = (i, field) => !tiebreak.size || tiebreak.has(ratingKey("sentence", i, field));
 const doc = data.document;
 const cut = (text, [s, e]) => Array.from(text).slice(s, e).join("");
 

@@ -46,7 +46,7 @@ function buildState(data) {
     sentences: { source: doc.source_sentences || [], target: doc.target_sentences || [] },
     headings: { source: headingRanges(doc.source), target: headingRanges(doc.target) },
     edits: data.edits.map(localEdit),
-    ratings: new Map(data.ratings.map((r) => [`r|${r.level}|${r.item}|${r.field}`, { ...r }])),
+    ratings: new Map(data.ratings.map((r) => [r.key, { ...r }])),
     // Low-priority kinds (mid-text insertions, short tails) start hidden; one click shows them.
     suggestions: data.suggestions, hiddenKinds: new Set(LOW_PRIORITY_KINDS), activeKey: null, focusSugg: null,
   };

@@ -27,10 +27,8 @@ export function makeStatus(ctx) {
       if (m.field.startsWith("spans.")) ctx.els.form.querySelector(`.span-row[data-side=${m.field.slice(6)}] select`)?.focus();
       return;
     }
-    const parts = m.field.split(".");
-    if (parts[0] === "ratings") {
-      const key = `r|${parts[1]}|${parts[2]}|${parts.slice(3).join(".")}`;
-      const group = document.querySelector(`[data-rating="${CSS.escape(key)}"]`);
+    if (m.key) {  // a missing rating: the server names its item key
+      const group = document.querySelector(`[data-rating="${CSS.escape(m.key)}"]`);
       if (group) {
         group.scrollIntoView({ block: "center" });
         (group.querySelector("input") || group).focus();
