@@ -7,7 +7,8 @@ from sqlalchemy import func, select, true
 from sqlalchemy.orm import contains_eager
 
 from annotator.study.guideline_text import GuidelineNotFound, guideline_html
-from annotator.models import ASSIGNMENT_STATUSES, Assignment, Document, Project, TieBreakRequest
+from annotator.core.vocabulary import ASSIGNMENT_STATUSES
+from annotator.models import Assignment, Document, Project, TieBreakRequest
 from annotator.study.projects import project_schema
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from sqlalchemy import select
 
-from annotator.models import ROLES, Project, ProjectMember, User
+from annotator.core.vocabulary import ROLES
+from annotator.models import Project, ProjectMember, User
 from annotator.study.accounts import (AccountError, create_user, set_active, set_email,
                                       set_password, set_role)
 from annotator.study import audit
