@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
+from annotator.adjudication.overview import apply_automatic
 from annotator.models import Assignment, Document, User
 from annotator.study.accounts import create_user
 from tests.conftest import PASSWORD, browser_login
@@ -131,7 +132,7 @@ def test_error_pages_sit_in_the_layout_with_a_way_back(page, live_server, lead_s
 
 
 def test_queue_lists_severity_ties_and_duplicate_release_hides_the_folder(
-        page, live_server, lead_study, config):
+        page, live_server, lead_study, config, database):
     browser_login(page, live_server, "lee")
     page.goto(f"{live_server}/projects/{lead_study['project_id']}/adjudicate")
     disputed = page.locator("#adjudication-queue tr[data-document=q1] td.disputed").inner_text()
@@ -140,14 +141,9 @@ def test_queue_lists_severity_ties_and_duplicate_release_hides_the_folder(
     page.click(".filters button[type=submit]")
     assert ids_in_table(page, "#adjudication-queue") == ["q1"]
 
-    page.goto(f"{live_server}/projects/{lead_study['project_id']}/adjudicate/"
-              f"{lead_study['docs']['q2']}")
-    page.locator("#adj-auto:not([disabled])").click()
-    page.locator("#adj-status", has_text="Adjudicated").or_(
-        page.locator("#adj-complete:not([disabled])")).first.wait_for()
-    if page.locator("#adj-complete:not([disabled])").count():
-        page.click("#adj-complete")
-        page.locator("#adj-status", has_text="Adjudicated").wait_for()
+    with database.session() as session:  # q2: identical edits, adjudicated by the rules
+        q2 = session.get(Document, lead_study["docs"]["q2"])
+        assert apply_automatic(session, q2, session.get(User, lead_study["users"]["lee"]))["completed"]
     for _ in range(2):
         page.goto(f"{live_server}/projects/{lead_study['project_id']}/releases")
         page.fill("input[name=version]", "v1")
