@@ -195,3 +195,37 @@ def test_screenshot_of_a_clean_document(page, live_server, astral_study):
     if UPDATE_SCREENSHOTS:
         shutil.copy(ARTIFACTS / "adjudicate.png",
                     ARTIFACTS.parent / "docs" / "screenshots" / "adjudicate.png")
+
+
+def test_keyboard_only_adjudication(page, live_server, astral_study, database):
+    """j to the unit, Tab to a button, Enter: no mouse. A merge takes another annotator's
+    spans with a button instead of a selection."""
+    open_view(page, live_server, astral_study)
+    page.keyboard.press("j")
+    assert page.evaluate("document.activeElement.classList.contains('unit')")
+    assert page.locator("#text-source .seg.focus").count() >= 1
+
+    def tab_to(label: str):
+        for _ in range(15):
+            page.keyboard.press("Tab")
+            if page.evaluate("document.activeElement.textContent.trim()") == label:
+                return
+        raise AssertionError(f"Tab never reached {label!r}")
+
+    tab_to("Merge from this")  # ana's edit comes first
+    page.keyboard.press("Enter")
+    form = page.locator("#adj-units .merge-form")
+    form.wait_for()
+    tab_to("add ben's spans")
+    page.keyboard.press("Enter")
+    start, end = cp(SOURCE, "1.0 mg/kg every 3 weeks")
+    expect(form.locator(".merge-span[data-side=source]")).to_have_attribute("data-start", str(start))
+    tab_to("Save merged edit")
+    page.keyboard.press("Enter")
+    page.locator("#adj-units .unit.decided").wait_for()
+    with database.session() as session:
+        (gold,) = session.scalars(select(GoldEdit)).all()
+        assert ("source", start, end) in {(s["side"], s["start"], s["end"]) for s in gold.spans}
+    page.keyboard.press("c")
+    assert "merge of ana's and ben's edits (from ana's) by lee" in \
+        page.locator("#adj-compare-table .compare-decision").first.inner_text()

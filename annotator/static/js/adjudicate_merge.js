@@ -70,8 +70,13 @@ export function openMerge(card, unit, base, { state, decide, noteOf }) {
     inputs[f.name] = input;
     form.append(el("label", {}, f.label + (f.required ? " (required)" : ""), input));
   }
-  form.append(el("p", { class: "meta merge-help" }, `Spans: select text in the ${spec.sides.map((s) => (s === "source" ? "original" : "simplification")).join(" or the ")} to add it.`),
-    spanList, preview, error);
+  // Without a mouse: take over the spans of any edit of the unit.
+  const others = unit.edit_ids.map((id) => state.edits.find((e) => e.id === id));
+  const copy = el("p", { class: "merge-copy" }, ...others.map((e) => el("button", { type: "button", class: "link copy-spans", onclick: () => {
+    for (const s of e.spans) if (spec.sides.includes(s.side)) active?.add({ side: s.side, start: s.start, end: s.end });
+  } }, `add ${e.annotator}'s spans`)));
+  form.append(el("p", { class: "meta merge-help" }, `Spans: select text in the ${spec.sides.map((s) => (s === "source" ? "original" : "simplification")).join(" or the ")} to add it, or`),
+    copy, spanList, preview, error);
   form.append(el("div", { class: "merge-actions" },
     el("button", { type: "button", class: "save-merge", onclick: () => {
       decide({ action: "merge", edit_ids: unit.edit_ids, base_id: base.id, edit_type: base.edit_type, fields: fields(), spans: sorted(), note: noteOf(unit) });

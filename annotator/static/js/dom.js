@@ -4,8 +4,9 @@
 
 /**
  * el("button", {class: "accept", type: "button", onclick: fn, "aria-label": "..."}, "Accept")
- * Attributes named class, data-*, aria-*, role, for and tabindex are set as attributes; on* keys become
- * event listeners; anything else is set as a property (value, checked, disabled, ...).
+ * `class` and `dataset: {...}` as expected; data-*, aria-*, role, for and tabindex are set as
+ * attributes; on* keys become event listeners; anything else is set as a property (value,
+ * checked, disabled, hidden, ...), so a textarea's value and a select's choice work.
  * Children may be strings, nodes, null/undefined (skipped) or arrays of those.
  */
 export function el(tag, attrs = {}, ...children) {
@@ -13,6 +14,7 @@ export function el(tag, attrs = {}, ...children) {
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
     if (key === "class") node.className = value;
+    else if (key === "dataset") Object.assign(node.dataset, value);
     else if (key.startsWith("data-") || key.startsWith("aria-") || key === "role" || key === "for" || key === "tabindex") node.setAttribute(key, String(value));
     else if (key.startsWith("on") && typeof value === "function") node.addEventListener(key.slice(2), value);
     else node[key] = value;
@@ -39,4 +41,9 @@ export function showMessage(box, message) {
 export function typing(event) {
   const t = event.target;
   return !!t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName));
+}
+
+/** replaceChildren, skipping the null / undefined / false placeholders of optional parts. */
+export function fill(container, ...children) {
+  container.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
 }
