@@ -52,7 +52,8 @@ def _status(holders: list[dict], adjudication: str | None) -> str:
 
 
 def document_rows(session: Session, project: Project) -> list[DocumentRow]:
-    """Every document of the project with its row (document order)."""
+    """Every document of the project with its row (document order), without the scores
+    (see :func:`add_scores`)."""
     documents = session.scalars(select(Document).where(Document.project_id == project.id)
                                 .order_by(Document.position, Document.id)).all()
     holders: dict[int, list[dict]] = defaultdict(list)
@@ -71,17 +72,21 @@ def document_rows(session: Session, project: Project) -> list[DocumentRow]:
     adjudication = dict(session.execute(
         select(AdjudicationState.document_id, AdjudicationState.status).join(Document)
         .where(Document.project_id == project.id)).all())
-    result = []
-    for document in documents:
-        row = DocumentRow(document=document,
-                          status=_status(holders[document.id], adjudication.get(document.id)),
-                          holders=holders[document.id], seconds=seconds[document.id])
-        if row.status in ("ready", "adjudicated"):
-            entry = document_entry(session, document)
+    return [DocumentRow(document=document,
+                        status=_status(holders[document.id], adjudication.get(document.id)),
+                        holders=holders[document.id], seconds=seconds[document.id])
+            for document in documents]
+
+
+def add_scores(session: Session, rows: list[DocumentRow]) -> None:
+    """Fill agreement and open decisions of the ready and adjudicated rows. This is the
+    costly part (the adjudication queue's per-document computation), so the page asks for
+    it only for the rows it shows, or for every row when sorting by these columns."""
+    for row in rows:
+        if row.status in ("ready", "adjudicated") and row.agreement is None:
+            entry = document_entry(session, row.document)
             if entry is not None:
                 row.agreement, row.open_decisions = entry.agreement, entry.open["total"]
-        result.append(row)
-    return result
 
 
 def select_rows(rows: list[DocumentRow], *, search: str = "", status: str = "",
