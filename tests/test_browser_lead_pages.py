@@ -151,3 +151,18 @@ def test_queue_lists_severity_ties_and_duplicate_release_hides_the_folder(
     message = page.locator(".flash.error").inner_text()
     assert "release v1 of qa exists already" in message
     assert str(config.exports_path) not in message and "/" not in message
+
+
+def test_adjudication_actions_wait_for_the_state(page, live_server, lead_study):
+    """The action buttons are disabled until the document's state has loaded: a click
+    before it raced the first read and failed on the unique adjudication state."""
+    url = f"{live_server}/projects/{lead_study['project_id']}/adjudicate/{lead_study['docs']['q2']}"
+    browser_login(page, live_server, "lee")
+    html = page.request.get(url).text()
+    for button in ("adj-auto", "adj-complete", "adj-reopen"):
+        assert f'id="{button}" disabled' in html
+    page.goto(url)
+    page.click("#adj-auto")  # Playwright waits until it is enabled
+    expect(page.locator("#adj-status")).to_contain_text("0 decision(s) open")
+    page.click("#adj-complete")
+    expect(page.locator("#adj-status")).to_have_text("Adjudicated (round 1).")
