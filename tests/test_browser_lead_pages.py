@@ -11,7 +11,7 @@ from sqlalchemy import select
 from annotator.adjudication.overview import apply_automatic
 from annotator.models import Assignment, Document, User
 from annotator.study.accounts import create_user
-from tests.conftest import PASSWORD, browser_login
+from tests.conftest import ARTIFACTS, PASSWORD, browser_login
 from tests.test_adjudication_support import qa_study  # noqa: F401
 
 pytestmark = pytest.mark.browser
@@ -63,6 +63,9 @@ def test_data_manager_filters_sorts_and_assigns_in_bulk(page, live_server, lead_
     expect(page.locator(".flash.ok")).to_have_text("1 document(s) assigned to cy.")
     assert ids_in_table(page, table) == ["q3"]  # back on the same search
     assert "cy · assigned" in page.locator(f"{table} tr[data-document=q3]").inner_text()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.goto(f"{live_server}/projects/{lead_study['project_id']}/documents?sort=agreement")
+    page.screenshot(path=str(ARTIFACTS / "datamanager.png"), full_page=True)
 
 
 def test_my_documents_project_filter_progress_and_time(page, live_server, lead_study):
@@ -76,11 +79,16 @@ def test_my_documents_project_filter_progress_and_time(page, live_server, lead_s
     page.click("#my-filters button[type=submit]")
     assert ids_in_table(page, "#my-documents") == ["q3"]
     assert page.locator("#my-filters select[name=project] option").all_inner_texts() == ["all", "qa"]
+    page.get_by_label("Show").select_option("all")
+    page.click("#my-filters button[type=submit]")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "my_documents.png"), full_page=True)
     page.click("text=Next to do →")
     page.wait_for_selector("#annotate")
 
 
 def test_lead_manages_an_annotator_account(page, live_server, lead_study, chromium):
+    ARTIFACTS.mkdir(exist_ok=True)
     browser_login(page, live_server, "lee")
     page.click("nav >> text=Users")
     form = page.locator("#create-user")
@@ -103,6 +111,7 @@ def test_lead_manages_an_annotator_account(page, live_server, lead_study, chromi
     assert "My documents" in second.locator("h1").inner_text()
     other.close()
 
+    page.screenshot(path=str(ARTIFACTS / "users.png"), full_page=True)
     page.locator("[data-user=dee] >> text=Deactivate").click()
     expect(page.locator(".flash.ok")).to_contain_text("dee deactivated")
     assert page.locator("[data-user=dee] .status.inactive").count() == 1
