@@ -9,8 +9,8 @@ import json
 import pytest
 
 from annotator.models import Document, Suggestion
+from tests.adjudication_fixtures import TARGET
 from tests.conftest import browser_login
-from tests.test_adjudication_support import TARGET, qa_study  # noqa: F401
 
 pytestmark = pytest.mark.browser
 PAYLOAD = " <script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">"
@@ -52,7 +52,8 @@ def test_lead_resolves_a_disagreement_then_cuts_a_release(browser_study, live_se
     unit.locator("input.note").fill("ben's question is the plainer one")
     unit.locator("text=Accept ben's").click()
     page.locator("#adj-units .unit.decided").wait_for()
-    assert "Decided: accept ben's edit by lee" in page.locator("#adj-units .unit.decided").inner_text()
+    decided = page.locator("#adj-units .unit.decided").inner_text()
+    assert "Decided: accept ben's edit by lee" in decided
 
     page.locator("#adj-unmatched [data-unit] >> text=Reject").click()
     page.locator("#adj-unmatched .unit.decided").wait_for()

@@ -16,9 +16,9 @@ from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
 from annotator.models import GoldEdit, User
 from annotator.study.projects import create_project
+from tests.adjudication_fixtures import mark_done, qa_edit
 from tests.conftest import ARTIFACTS, UPDATE_SCREENSHOTS, browser_login
 from tests.helpers import write_jsonl
-from tests.test_adjudication_support import add_edit, mark_done
 
 pytestmark = pytest.mark.browser
 
@@ -50,11 +50,11 @@ def astral_study(app, database, users, tmp_path):
             {"id": "b1", "source": SOURCE, "target": TARGET}]))
         assign_documents(session, project, ["ana", "ben"])
         doc = project.documents[0]
-        ana = add_edit(session, doc, "ana", "oversimplification",
+        ana = qa_edit(session, doc, "ana", "oversimplification",
                        "luspatercept 1.0 mg/kg every 3 weeks", "Which medicine, and how much?",
                        answer="Luspatercept, 1 mg per kg of body weight every 3 weeks.",
                        target_phrase="a new medicine", severity=2)
-        ben = add_edit(session, doc, "ben", "oversimplification", "1.0 mg/kg every 3 weeks",
+        ben = qa_edit(session, doc, "ben", "oversimplification", "1.0 mg/kg every 3 weeks",
                        "How often did children get the medicine?", answer="Every 3 weeks.",
                        target_phrase="a new medicine", severity=1)
         mark_done(session, doc, "ana", "ben")
@@ -69,8 +69,10 @@ def open_view(page, live_server, study):
 
 
 def marked_text(page, edit_id: int, side: str) -> str:
-    return page.evaluate("""([id, side]) => [...document.querySelectorAll(`#text-${side} .seg.marked`)]
-        .filter((s) => s.dataset.edits.split(' ').includes(String(id))).map((s) => s.textContent).join('')""",
+    return page.evaluate("""([id, side]) =>
+        [...document.querySelectorAll(`#text-${side} .seg.marked`)]
+        .filter((s) => s.dataset.edits.split(' ').includes(String(id)))
+        .map((s) => s.textContent).join('')""",
                          [edit_id, side])
 
 
@@ -117,7 +119,8 @@ def test_marks_and_merge_by_selection_count_code_points(page, live_server, astra
     spans = form.locator(".merge-span[data-side=source]")
     expect(spans.locator(".span-text")).to_have_text("luspatercept 1.0 mg/kg")
     assert spans.count() == 1
-    assert (int(spans.get_attribute("data-start")), int(spans.get_attribute("data-end"))) == (start, end)
+    offsets = (int(spans.get_attribute("data-start")), int(spans.get_attribute("data-end")))
+    assert offsets == (start, end)
     assert spans.locator(".span-text").inner_text() == "luspatercept 1.0 mg/kg"
     # A second selection on the other side adds a span there; a deletion-only side refuses.
     t_start, t_end = cp(TARGET, "a new medicine for almost a year")
@@ -169,7 +172,8 @@ def test_compare_all_view_with_keyboard_navigation(page, live_server, astral_stu
     assert page.locator("#adj-cards").is_hidden()
     assert table.locator("thead th").all_inner_texts() == ["Unit", "ana", "ben", "Decision"]
     row = table.locator("tbody tr").first
-    assert "How often did children get the medicine?" in row.locator("td[data-annotator=ben]").inner_text()
+    ben = row.locator("td[data-annotator=ben]").inner_text()
+    assert "How often did children get the medicine?" in ben
     assert "Which medicine, and how much?" in row.locator("td[data-annotator=ana]").inner_text()
     page.keyboard.press("j")
     assert page.evaluate("document.activeElement.classList.contains('compare-row')")
@@ -219,7 +223,8 @@ def test_keyboard_only_adjudication(page, live_server, astral_study, database):
     tab_to("add ben's spans")
     page.keyboard.press("Enter")
     start, end = cp(SOURCE, "1.0 mg/kg every 3 weeks")
-    expect(form.locator(".merge-span[data-side=source]")).to_have_attribute("data-start", str(start))
+    expect(form.locator(".merge-span[data-side=source]")).to_have_attribute(
+        "data-start", str(start))
     tab_to("Save merged edit")
     page.keyboard.press("Enter")
     page.locator("#adj-units .unit.decided").wait_for()

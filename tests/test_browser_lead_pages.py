@@ -12,7 +12,6 @@ from annotator.adjudication.overview import apply_automatic
 from annotator.models import Assignment, Document, User
 from annotator.study.accounts import create_user
 from tests.conftest import ARTIFACTS, PASSWORD, browser_login
-from tests.test_adjudication_support import qa_study  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -78,7 +77,8 @@ def test_my_documents_project_filter_progress_and_time(page, live_server, lead_s
     page.get_by_label("Show").select_option("todo")
     page.click("#my-filters button[type=submit]")
     assert ids_in_table(page, "#my-documents") == ["q3"]
-    assert page.locator("#my-filters select[name=project] option").all_inner_texts() == ["all", "qa"]
+    projects = page.locator("#my-filters select[name=project] option").all_inner_texts()
+    assert projects == ["all", "qa"]
     page.get_by_label("Show").select_option("all")
     page.click("#my-filters button[type=submit]")
     ARTIFACTS.mkdir(exist_ok=True)
@@ -152,7 +152,8 @@ def test_queue_lists_severity_ties_and_duplicate_release_hides_the_folder(
 
     with database.session() as session:  # q2: identical edits, adjudicated by the rules
         q2 = session.get(Document, lead_study["docs"]["q2"])
-        assert apply_automatic(session, q2, session.get(User, lead_study["users"]["lee"]))["completed"]
+        lee = session.get(User, lead_study["users"]["lee"])
+        assert apply_automatic(session, q2, lee)["completed"]
     for _ in range(2):
         page.goto(f"{live_server}/projects/{lead_study['project_id']}/releases")
         page.fill("input[name=version]", "v1")

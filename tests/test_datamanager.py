@@ -12,7 +12,6 @@ from annotator.study.accounts import create_user
 from annotator.web.formatting import duration
 from tests.conftest import PASSWORD, csrf_token, login
 from tests.helpers import row_counts
-from tests.test_adjudication_support import qa_study  # noqa: F401
 
 
 def rows_of(page: str) -> list[str]:
@@ -50,7 +49,8 @@ def test_search_filter_and_sort(client, qa_study):
     assert rows_of(client.get(f"{base}?q=Q2").get_data(as_text=True)) == ["q2"]
     assert rows_of(client.get(f"{base}?status=ready").get_data(as_text=True)) == ["q1", "q2"]
     # Least agreement first when sorting by agreement; q3 (no value yet) comes last.
-    assert rows_of(client.get(f"{base}?sort=agreement").get_data(as_text=True)) == ["q1", "q2", "q3"]
+    by_agreement = client.get(f"{base}?sort=agreement").get_data(as_text=True)
+    assert rows_of(by_agreement) == ["q1", "q2", "q3"]
     assert rows_of(client.get(f"{base}?sort=agreement&dir=desc").get_data(as_text=True)) == \
         ["q2", "q1", "q3"]
     assert rows_of(client.get(f"{base}?sort=document&dir=desc").get_data(as_text=True)) == \
@@ -74,9 +74,11 @@ def test_bulk_assign_reassign_reopen(client, qa_study, database):
     login(client, "lee")
     page = bulk(client, pid, "assign", [docs["q3"]], to="cy").get_data(as_text=True)
     assert "1 document(s) assigned to cy." in page
-    page = bulk(client, pid, "reassign", [docs["q3"]], **{"from": "cy", "to": "dee"}).get_data(as_text=True)
+    page = bulk(client, pid, "reassign", [docs["q3"]],
+                **{"from": "cy", "to": "dee"}).get_data(as_text=True)
     assert "1 document(s) moved from cy to dee." in page
-    page = bulk(client, pid, "reopen", [docs["q1"], docs["q3"]], **{"from": "ana"}).get_data(as_text=True)
+    page = bulk(client, pid, "reopen", [docs["q1"], docs["q3"]],
+                **{"from": "ana"}).get_data(as_text=True)
     assert "1 assignment(s) reopened." in page
     with database.session() as session:
         held = {(a.document.external_id, a.user.username): a.status
@@ -122,7 +124,8 @@ def test_export_selection_is_jsonl_of_the_chosen_documents(client, qa_study):
     assert response.status_code == 200
     assert "qa-selection.jsonl" in response.headers["Content-Disposition"]
     records = [json.loads(line) for line in response.get_data(as_text=True).splitlines()]
-    assert sorted((r["document_id"], r["annotator"]) for r in records) == [("q1", "ana"), ("q1", "ben")]
+    held = sorted((r["document_id"], r["annotator"]) for r in records)
+    assert held == [("q1", "ana"), ("q1", "ben")]
     assert {len(r["edits"]) for r in records} == {1, 2}
 
 

@@ -15,6 +15,11 @@ def post(client, path, **form):
     return client.post(path, data={"csrf_token": token, **form}, follow_redirects=True)
 
 
+def says(client, path, **form) -> str:
+    """The page after the form was sent (flash messages included)."""
+    return post(client, path, **form).get_data(as_text=True)
+
+
 def user(database, name) -> User:
     with database.session() as session:
         found = session.scalar(select(User).where(User.username == name))
@@ -57,15 +62,15 @@ def test_email_password_deactivate_and_membership(client, study, database):
         client, f"/users/{ana.id}/email", email="ana@example.org").get_data(as_text=True)
     assert "Password of ana reset" in post(
         client, f"/users/{ana.id}/password", password="a-new-password").get_data(as_text=True)
-    assert "ana deactivated" in post(client, f"/users/{ana.id}/active", active="0").get_data(as_text=True)
+    assert "ana deactivated" in says(client, f"/users/{ana.id}/active", active="0")
     with database.session() as session:
         assert authenticate(session, "ana", "a-new-password") is None  # inactive
     post(client, f"/users/{ana.id}/active", active="1")
     with database.session() as session:
         assert authenticate(session, "ana", "a-new-password") is not None
-    page = post(client, f"/users/{ana.id}/projects/{study['project_id']}/remove").get_data(as_text=True)
+    page = says(client, f"/users/{ana.id}/projects/{study['project_id']}/remove")
     assert "ana left trial" in page
-    page = post(client, f"/users/{ana.id}/projects", project_id=str(study["project_id"])).get_data(as_text=True)
+    page = says(client, f"/users/{ana.id}/projects", project_id=str(study["project_id"]))
     assert "ana is a member of trial." in page
     with database.session() as session:
         actions = [e.action for e in session.scalars(select(AuditEvent).order_by(AuditEvent.id))]
@@ -78,15 +83,15 @@ def test_bad_input_is_refused_with_a_message_and_changes_nothing(client, study, 
     ana, ben = user(database, "ana"), user(database, "ben")
     login(client, "lee")
     post(client, f"/users/{ben.id}/email", email="ben@example.org")
-    page = post(client, f"/users/{ana.id}/email", email="BEN@example.org").get_data(as_text=True)
+    page = says(client, f"/users/{ana.id}/email", email="BEN@example.org")
     assert "Not changed: e-mail: &#39;BEN@example.org&#39; is used by another account" in page
-    page = post(client, f"/users/{ana.id}/email", email="not an address").get_data(as_text=True)
+    page = says(client, f"/users/{ana.id}/email", email="not an address")
     assert "is not an address like name@example.org" in page
-    page = post(client, f"/users/{ana.id}/password", password="short").get_data(as_text=True)
+    page = says(client, f"/users/{ana.id}/password", password="short")
     assert "password: at least 8 characters" in page
-    page = post(client, "/users/", username="ana", password="long-enough-pw").get_data(as_text=True)
+    page = says(client, "/users/", username="ana", password="long-enough-pw")
     assert "username: &#39;ana&#39; is taken" in page
-    page = post(client, "/users/", username="with space", password="long-enough-pw").get_data(as_text=True)
+    page = says(client, "/users/", username="with space", password="long-enough-pw")
     assert "username: 1-80 characters, no spaces" in page
     assert user(database, "ana").email is None
     with database.session() as session:
@@ -96,10 +101,10 @@ def test_bad_input_is_refused_with_a_message_and_changes_nothing(client, study, 
 def test_admin_changes_roles_but_not_their_own(client, study, database):
     ana, root = user(database, "ana"), user(database, "root")
     login(client, "root")
-    assert "ana is now lead." in post(client, f"/users/{ana.id}/role", role="lead").get_data(as_text=True)
-    page = post(client, f"/users/{root.id}/role", role="annotator").get_data(as_text=True)
+    assert "ana is now lead." in says(client, f"/users/{ana.id}/role", role="lead")
+    page = says(client, f"/users/{root.id}/role", role="annotator")
     assert "you cannot change your own role" in page
-    page = post(client, f"/users/{root.id}/active", active="0").get_data(as_text=True)
+    page = says(client, f"/users/{root.id}/active", active="0")
     assert "you cannot deactivate your own account" in page
     assert user(database, "root").role == "admin" and user(database, "root").active
     login(client, "lee")

@@ -1,4 +1,5 @@
-"""Where a document's adjudication stands, the automatic rules in batch, and the queue.
+"""Where a document's adjudication stands, completing it, the automatic rules in batch, and
+the queue.
 
 Open decisions of a document: candidate units nobody decided yet, rating items without a
 gold value, and items waiting for a third annotator. A document's agreement (for ordering
@@ -10,6 +11,7 @@ pairs); a document with nothing to compare counts as full agreement.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -18,16 +20,25 @@ from annotator.adjudication import decisions
 from annotator.adjudication.grouping import EditView, Unit
 from annotator.adjudication.labels import can_auto_resolve, disagreement
 from annotator.adjudication.ratings import apply_rating_rules, rating_items
-from annotator.adjudication.source import (edit_view, is_ready, original_assignments,
-                                           source_edits)
-from annotator.models import AdjudicationState, Document, Project
+from annotator.adjudication.store import (
+    AdjudicationError,
+    current_units,
+    decided_units,
+    edit_view,
+    is_ready,
+    original_assignments,
+    record,
+    require_open,
+    source_edits,
+)
+from annotator.models import AdjudicationDecision, AdjudicationState, Document, Project
 from annotator.study.projects import project_schema
 
 
 def open_items(session: Session, document: Document, units: list[Unit] | None = None) -> dict:
     if units is None:
-        units = decisions.current_units(session, document, freeze=False)
-    decided = decisions.decided_units(session, document)
+        units = current_units(session, document, freeze=False)
+    decided = decided_units(session, document)
     undecided = [u for u in units if u.key not in decided]
     items = rating_items(session, document)
     unresolved = [i for i in items if i.gold is None]
@@ -38,6 +49,21 @@ def open_items(session: Session, document: Document, units: list[Unit] | None = 
              f"{len(waiting)} waiting for a third annotator" if waiting else ""]
     return {"units": len(undecided), "ratings": len(unresolved), "tiebreaks": len(waiting),
             "total": total, "summary": ", ".join(p for p in parts if p) or "nothing"}
+
+
+def complete(session, document, user, note="", *, automatic=False) -> AdjudicationDecision:
+    """Mark the document adjudicated; refused while anything is open."""
+    state = require_open(session, document)
+    left = open_items(session, document)
+    if left["total"]:
+        raise AdjudicationError(f"{left['total']} decision(s) still open: {left['summary']}")
+    decision = record(session, document, "complete", user, automatic=automatic, note=note,
+                      after={"round": state.round})
+    state.status, state.completed_by_id = "complete", user.id if user else None
+    state.completed_at = datetime.now(timezone.utc)
+    session.flush()
+    return decision
+
 
 
 def identical(edits: list[EditView]) -> bool:
@@ -52,16 +78,16 @@ def _norm(fields: dict) -> dict:
 
 
 def apply_automatic(session: Session, document: Document, user=None, *, embed=None,
-                    complete: bool = True) -> dict:
+                    mark_complete: bool = True) -> dict:
     """The automatic rules on one ready, open document: freeze the units, accept units in
     which every annotator marked the very same edit, resolve ratings by majority (and by
     tie-break labels), then mark the document adjudicated when nothing is left."""
-    decisions.require_open(session, document)
+    require_open(session, document)
     assignments = original_assignments(session, document)
-    units = decisions.current_units(session, document, embed)
+    units = current_units(session, document, embed)
     views = {e.id: edit_view(e) for e in source_edits(assignments)}
     everyone = {a.user.username for a in assignments}
-    decided = decisions.decided_units(session, document)
+    decided = decided_units(session, document)
     accepted = 0
     for unit in units:
         members = [views[i] for i in unit.edit_ids]
@@ -74,8 +100,8 @@ def apply_automatic(session: Session, document: Document, user=None, *, embed=No
     ratings = apply_rating_rules(session, document, user)
     left = open_items(session, document)
     completed = False
-    if complete and left["total"] == 0:
-        decisions.complete(session, document, user, "automatic rules", automatic=True)
+    if mark_complete and left["total"] == 0:
+        complete(session, document, user, "automatic rules", automatic=True)
         completed = True
     return {"units_accepted": accepted, "ratings_resolved": len(ratings), "open": left,
             "completed": completed}
@@ -97,7 +123,7 @@ def document_entry(session: Session, document: Document) -> QueueEntry | None:
         return None
     state = session.scalar(select(AdjudicationState).where(
         AdjudicationState.document_id == document.id))
-    units = decisions.current_units(session, document, freeze=False)
+    units = current_units(session, document, freeze=False)
     everyone = sorted(a.user.username for a in assignments)
     views = {e.id: edit_view(e) for e in source_edits(assignments)}
     scores, disputed = [], set()
@@ -136,13 +162,16 @@ def adjudication_queue(session: Session, project: Project, *, field_name: str | 
     for document in session.scalars(select(Document).where(Document.project_id == project.id)
                                     .order_by(Document.position, Document.id)):
         entry = document_entry(session, document)
-        if entry is None:
-            continue
-        if field_name and field_name not in entry.fields_in_dispute:
-            continue
-        if pair and not set(pair) <= set(entry.annotators):
-            continue
-        entries.append(entry)
+        if entry is not None and in_view(entry, field_name, pair):
+            entries.append(entry)
     return sorted(entries, key=lambda e: (e.status == "complete", e.agreement,
                                           e.document.position, e.document.id))
+
+
+def in_view(entry: QueueEntry, field_name: str | None = None,
+            pair: tuple[str, str] | None = None) -> bool:
+    """Does the queue filtered on ``field_name`` (disputed) and ``pair`` (both annotated)
+    show this entry?"""
+    return ((not field_name or field_name in entry.fields_in_dispute)
+            and (not pair or set(pair) <= set(entry.annotators)))
 

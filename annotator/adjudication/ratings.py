@@ -6,7 +6,7 @@ and an item where every annotator differs ({2, 1, 0}) has none. Ties and all-dif
 items wait for the lead, or go to a third annotator (PlainFact: two annotators, a third
 resolves disagreements): :func:`route_to_third` gives a third annotator an Assignment with
 one :class:`TieBreakRequest` per disputed item; once they rated an item, the majority over
-all three values decides it (:func:`apply_automatic`, method 'tiebreak'). Only categorical
+all three values decides it (:func:`overview.apply_automatic`, method 'tiebreak'). Only categorical
 fields (choice, ordinal, multichoice) are resolved automatically, and only when the
 project's settings do not switch it off (``settings["adjudication"]["auto_majority"]``).
 """
@@ -19,14 +19,25 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotator.adjudication.decisions import (AdjudicationError, active_decisions, record,
-                                              require_open)
 from annotator.adjudication.labels import LabelOutcome, can_auto_resolve, resolve_labels
-from annotator.adjudication.source import original_assignments
+from annotator.adjudication.store import (
+    AdjudicationError,
+    active_decisions,
+    original_assignments,
+    record,
+    require_open,
+)
+from annotator.annotate.assignment import annotator_pool
 from annotator.annotate.store import ValidationFailed
 from annotator.core.keys import BadKey, parse_rating_key, rating_key
-from annotator.annotate.assignment import annotator_pool
-from annotator.models import Assignment, Document, GoldRating, Rating, TieBreakRequest, User
+from annotator.models import (
+    Assignment,
+    Document,
+    GoldRating,
+    Rating,
+    TieBreakRequest,
+    User,
+)
 from annotator.study.projects import project_schema
 
 RATING_KINDS = ("majority", "rating", "tiebreak")

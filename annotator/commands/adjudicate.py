@@ -35,8 +35,8 @@ def auto(project_name, no_embeddings, as_json):
     are left) and by third-annotator labels, and marks documents with nothing left as
     adjudicated. Prints what is left for the lead.
     """
-    from annotator.adjudication.decisions import AdjudicationError
     from annotator.adjudication.overview import adjudication_queue, apply_automatic
+    from annotator.adjudication.store import AdjudicationError
 
     embed = _embed(no_embeddings)
     database = open_database()

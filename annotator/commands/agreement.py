@@ -33,9 +33,14 @@ def project_report(session, project, *, bootstrap: int, seed: int, first_span_on
 @click.option("--json", "as_json", is_flag=True, help="Print the whole report as one JSON object.")
 @click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Also write a self-contained HTML report (plots inline) to this file.")
-@click.option("--bootstrap", default=1000, show_default=True, type=click.IntRange(0, 100_000),
-              help="Bootstrap resamples of documents for 95% confidence intervals (0: none).")
-@click.option("--seed", default=0, show_default=True, help="Seed of the bootstrap.")
+@click.option("--bootstrap", default=None, type=click.IntRange(0, 100_000),
+              help="Bootstrap resamples of documents for 95% confidence intervals (0: none; "
+                   "default: the project's setting, 1000 unless saved otherwise).")
+@click.option("--seed", default=None, type=int,
+              help="Seed of the bootstrap (default: the project's setting, 0).")
+@click.option("--save-settings", is_flag=True,
+              help="Store --bootstrap and --seed as the project's own: releases cut on the "
+                   "web page or with `annotator release` use them too.")
 @click.option("--first-span-only", is_flag=True,
               help="Use only the first span of each edit per side, as the published "
                    "InfoLossQA figures did (default: every span counts).")
@@ -43,8 +48,8 @@ def project_report(session, project, *, bootstrap: int, seed: int, first_span_on
               help="Token IoU needed for a partial span match.")
 @click.option("--no-embeddings", is_flag=True,
               help="Skip question similarity (it loads the sentence-embedding model).")
-def agreement(project_name, as_json, html_path, bootstrap, seed, first_span_only, iou,
-              no_embeddings):
+def agreement(project_name, as_json, html_path, bootstrap, seed, save_settings,
+              first_span_only, iou, no_embeddings):
     """Inter-annotator agreement of PROJECT, on the annotators' own (pre-adjudication) work.
 
     Counts documents marked done by two or more annotators. Prints a summary, or with
@@ -53,6 +58,17 @@ def agreement(project_name, as_json, html_path, bootstrap, seed, first_span_only
     database = open_database()
     with database.session() as session:
         project = project_or_exit(session, project_name)
+        from annotator.agreement.store import (
+            bootstrap_settings,
+            save_bootstrap_settings,
+        )
+
+        if save_settings:
+            save_bootstrap_settings(project, bootstrap=bootstrap, seed=seed)
+            session.commit()
+        configured = bootstrap_settings(project)
+        bootstrap = configured["bootstrap"] if bootstrap is None else bootstrap
+        seed = configured["seed"] if seed is None else seed
         report = project_report(session, project, bootstrap=bootstrap, seed=seed,
                                 first_span_only=first_span_only, iou=iou,
                                 embeddings=not no_embeddings)

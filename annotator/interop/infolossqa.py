@@ -25,12 +25,20 @@ from typing import Any
 from annotator.core.spans import span_problem
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, SpanIn, load_json_array, record_id, record_owner, span_pairs,
+    AnnotationRecord,
+    EditIn,
+    SpanIn,
+    load_json_array,
+    record_id,
+    record_owner,
+    span_pairs,
 )
 from annotator.schemas import Schema
 
-CATEGORY_OF_EDIT_TYPE = {"deletion": "omission", "oversimplification": "concept"}
-EDIT_TYPE_OF_CATEGORY = {v: k for k, v in CATEGORY_OF_EDIT_TYPE.items()}
+# InfoLossQA's own category names -> our edit types: the one place this map is written
+# (Thresh import, the InfoLossQA format and the evaluation's QA import use it).
+EDIT_TYPE_OF_CATEGORY = {"omission": "deletion", "concept": "oversimplification"}
+CATEGORY_OF_EDIT_TYPE = {v: k for k, v in EDIT_TYPE_OF_CATEGORY.items()}
 QA_KEYS = {"id", "document_id", "annotator", "category", "input_idx", "output_idx",
            "evidence", "rationale"}
 

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotator.adjudication.overview import document_entry
-from annotator.adjudication.source import tiebreak_assignment_ids
+from annotator.adjudication.store import tiebreak_assignment_ids
 from annotator.models import AdjudicationState, Assignment, Document, Project, User
 
 STATUSES = ("unassigned", "not started", "in progress", "ready", "adjudicated")

@@ -11,9 +11,7 @@ from annotator.annotate import bulk
 from annotator.interop.annotations_store import project_records
 from annotator.interop.tabular import to_jsonl
 from annotator.models import ProjectMember, User
-from annotator.releases.formats import safe_name
-from annotator.study.document_table import (SORTS, STATUSES, add_scores, document_rows,
-                                            select_rows)
+from annotator.study.document_table import SORTS, STATUSES, add_scores, document_rows, select_rows
 from annotator.web.access import db, lead_required, load_user, project_for_lead
 
 bp = Blueprint("datamanager", __name__, url_prefix="/projects")
@@ -82,7 +80,7 @@ def bulk_action(project_id: int):
             records = [r for r in project_records(db(), project) if r.document_id in wanted]
             return Response(to_jsonl(records), mimetype="application/jsonl",
                             headers={"Content-Disposition": "attachment; filename="
-                                     f"{safe_name(project.name)}-selection.jsonl"})
+                                     f"{project.slug}-selection.jsonl"})
         if action == "assign":
             n = bulk.assign_to(db(), project, ids, request.form.get("to", ""), user_id=me)
             message = f"{n} document(s) assigned to {request.form.get('to')}."

@@ -9,9 +9,15 @@ from sqlalchemy import select
 
 from annotator.core.vocabulary import ROLES
 from annotator.models import Project, ProjectMember, User
-from annotator.study.accounts import (AccountError, create_user, set_active, set_email,
-                                      set_password, set_role)
 from annotator.study import audit
+from annotator.study.accounts import (
+    AccountError,
+    create_user,
+    set_active,
+    set_email,
+    set_password,
+    set_role,
+)
 from annotator.study.projects import add_member
 from annotator.web.access import can_lead, db, lead_required, load_user
 
@@ -68,7 +74,8 @@ def users():
                                         .order_by(Project.name)):
         memberships.setdefault(member.user_id, []).append((project, member.role))
     return render_template("users.html", users=shown, memberships=memberships, projects=led,
-                           led_ids=led_ids, roles=ROLES if viewer.role == "admin" else ("annotator",),
+                           led_ids=led_ids,
+                           roles=ROLES if viewer.role == "admin" else ("annotator",),
                            viewer=viewer)
 
 
@@ -127,8 +134,8 @@ def active(user_id: int):
         set_active(db(), user, wanted, by=viewer.id)
     except AccountError as exc:
         return _refused(exc)
-    return _done(f"{user.username} " + ("reactivated." if wanted else
-                                         "deactivated: they can no longer log in; their work stays."))
+    return _done(f"{user.username} " + (
+        "reactivated." if wanted else "deactivated: they can no longer log in; their work stays."))
 
 
 @bp.route("/<int:user_id>/role", methods=["POST"])
