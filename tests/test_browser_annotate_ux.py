@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from annotator.models import Assignment, Suggestion, SuggestionAction
-from tests.conftest import browser_login
+from tests.conftest import ARTIFACTS, browser_login
 from tests.test_browser_annotate import (
     SOURCE,
     TARGET,
@@ -353,6 +353,8 @@ def test_narrow_window_keeps_the_sidebar_beside_the_texts(
         assert side["y"] < height / 2 and side["x"] + side["width"] <= width + 1
         assert page.locator("#new-edit").is_visible()
         assert page.evaluate("document.documentElement.scrollWidth") <= width
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"annotate-{width}px.png"))
     finally:
         context.close()
 
