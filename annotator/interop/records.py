@@ -75,7 +75,7 @@ class AnnotationRecord:
     meta: dict[str, Any] = field(default_factory=dict)
     edits: list[EditIn] = field(default_factory=list)
     ratings: list[RatingIn] = field(default_factory=list)
-    seconds_spent: float = 0.0
+    seconds_spent: float | None = 0.0  # None: the file does not say (stored as unknown)
     status: str = "done"
     file: str = ""  # the file it came from, when an import reads several
     # What the record carried beyond texts, edits, ratings, time and status (a tool's ids,
