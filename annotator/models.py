@@ -176,6 +176,8 @@ class Assignment(Versioned, Base):
     seconds_spent: Mapped[float] = mapped_column(Float, default=0.0)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # POSIX time of the last time heartbeat: the next one is credited at most the time since.
+    last_time_report: Mapped[float | None] = mapped_column(Float, nullable=True)
     # What an imported record carried beyond the edits (a tool's own ids, per-record metadata),
     # kept so that exports give it back.
     meta: Mapped[dict[str, Any]] = mapped_column(default=dict)

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from annotator.models import Assignment, AuditEvent, Document, Edit, Rating, Span
-
+from annotator.annotate.assignment import assign_documents
+from annotator.ingest import import_file
+from annotator.models import Assignment, AuditEvent, Document, Edit, Rating, Span, User
+from annotator.study.projects import create_project
 
 # Real study files (read-only, see their README and LICENSE): ``shared/data`` beside the
 # repository checkout, as in CI; ANNOTATOR_SHARED_DATA points elsewhere for other layouts.
@@ -33,3 +35,20 @@ def pairs(n: int, prefix: str = "d") -> list[dict]:
 def row_counts(session) -> dict[str, int]:
     return {model.__tablename__: session.scalar(select(func.count()).select_from(model))
             for model in (Document, Assignment, Edit, Span, Rating, AuditEvent)}
+
+
+def factuality_sentence_pairs(database, users, tmp_path) -> list[int]:
+    """Project 'facts' (factuality schema): one document of two sentence pairs assigned to
+    ana and ben; returns ana's assignment ids."""
+    records = [{"id": "f1", "sentences": [
+        {"source": "Systolic pressure fell by 11.2 mmHg with spironolactone.",
+         "target": "Blood pressure went down with the medicine."},
+        {"source": "Hyperkalaemia occurred in 3 patients.",
+         "target": "Three patients had high potassium, and all of them died."}]}]
+    with database.session() as session:
+        project = create_project(session, "facts", "factuality",
+                                 leads=[session.get(User, users["lee"])])
+        import_file(session, project, write_jsonl(tmp_path / "facts.jsonl", records))
+        assign_documents(session, project, ["ana", "ben"])
+        return session.scalars(select(Assignment.id).join(Assignment.user)
+                               .where(Assignment.user.has(username="ana"))).all()

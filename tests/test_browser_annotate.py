@@ -6,11 +6,19 @@ import json
 import shutil
 
 import pytest
-from sqlalchemy import select
 
 from annotator.align.text import split_sentences
-from annotator.models import Assignment, Document, Suggestion
-from tests.conftest import ARTIFACTS, PASSWORD, UPDATE_SCREENSHOTS, browser_login
+from annotator.models import Assignment, Suggestion
+from tests.browser_helpers import (
+    api_state,
+    drag_select,
+    open_page,
+    wait_for,
+    wait_saved,
+    watch_errors,
+)
+from tests.conftest import ARTIFACTS, UPDATE_SCREENSHOTS, browser_login
+from tests.helpers import factuality_sentence_pairs
 
 pytestmark = pytest.mark.browser
 
@@ -73,23 +81,6 @@ def standard_suggestions():
     ]
 
 
-def open_page(page, live_server, assignment_id):
-    page.goto(f"{live_server}/assignments/{assignment_id}")
-    page.wait_for_selector("#annotate[data-ready='1']")
-
-
-def api_state(page, live_server, assignment_id):
-    return page.request.get(f"{live_server}/api/assignments/{assignment_id}").json()
-
-
-def watch_errors(page):
-    errors = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error"
-            and not msg.text.startswith("Failed to load resource") else None)
-    return errors
-
-
 def test_page_renders_texts_and_suggestions(page, live_server, study, database):
     errors = watch_errors(page)
     aid = study["assignments"]["ana"][0]
@@ -104,38 +95,6 @@ def test_page_renders_texts_and_suggestions(page, live_server, study, database):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "annotate-initial.png"))
     assert errors == []
-
-
-def drag_select(page, side: str, start: int, end: int):
-    """Select code points [start, end) of one side with a real mouse drag."""
-    box = page.evaluate("""async ([side, start, end]) => {
-        const m = await import('/static/js/offsets.js');
-        const text = document.querySelector(`.text[data-side=${side}]`);
-        const range = m.offsetsToRange(text, start, end);
-        range.startContainer.parentElement.scrollIntoView({block: 'center'});
-        const rects = [...range.getClientRects()].filter(r => r.width > 0);
-        const a = rects[0], b = rects[rects.length - 1];
-        return [a.left + 2, a.top + a.height / 2, b.right - 2, b.top + b.height / 2];
-    }""", [side, start, end])
-    page.mouse.move(box[0], box[1])
-    page.mouse.down()
-    page.mouse.move((box[0] + box[2]) / 2, (box[1] + box[3]) / 2, steps=4)
-    page.mouse.move(box[2], box[3], steps=4)
-    page.mouse.up()
-
-
-def wait_for(page, expression: str, timeout: float = 5.0):
-    """Poll a JS expression from Python (wait_for_function would need eval, which the
-    page's CSP forbids)."""
-    import time
-    deadline = time.monotonic() + timeout
-    while not page.evaluate(expression):
-        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
-        page.wait_for_timeout(50)
-
-
-def wait_saved(page):
-    page.wait_for_selector("#save-state[data-state=saved]")
 
 
 def test_mouse_edit_accept_and_reload_keep_offsets(page, live_server, study, database):
@@ -333,29 +292,8 @@ def test_keyboard_only_completion(page, live_server, study, database):
     assert errors == []
 
 
-def factuality_study(database, users, tmp_path):
-    from annotator.annotate.assignment import assign_documents
-    from annotator.ingest import import_file
-    from annotator.models import User
-    from annotator.study.projects import create_project
-    from tests.helpers import write_jsonl
-
-    records = [{"id": "f1", "sentences": [
-        {"source": "Systolic pressure fell by 11.2 mmHg with spironolactone.",
-         "target": "Blood pressure went down with the medicine."},
-        {"source": "Hyperkalaemia occurred in 3 patients.",
-         "target": "Three patients had high potassium, and all of them died."}]}]
-    with database.session() as session:
-        project = create_project(session, "facts", "factuality",
-                                 leads=[session.get(User, users["lee"])])
-        import_file(session, project, write_jsonl(tmp_path / "facts.jsonl", records))
-        assign_documents(session, project, ["ana", "ben"])
-        return session.scalars(select(Assignment.id).join(Assignment.user)
-                               .where(Assignment.user.has(username="ana"))).all()
-
-
 def test_factuality_ratings_per_sentence_pair(page, live_server, database, users, tmp_path):
-    aid = factuality_study(database, users, tmp_path)[0]
+    aid = factuality_sentence_pairs(database, users, tmp_path)[0]
     browser_login(page, live_server, "ana")
     open_page(page, live_server, aid)
     rows = page.locator(".rating-row[data-level=pair]")

@@ -14,7 +14,11 @@ from annotator.study.projects import create_project
 from tests.conftest import ARTIFACTS, browser_login
 from tests.helpers import pairs, write_jsonl
 from tests.test_browser_annotate import (
-    api_state, drag_select, open_page, wait_saved, watch_errors,
+    api_state,
+    drag_select,
+    open_page,
+    wait_saved,
+    watch_errors,
 )
 
 pytestmark = pytest.mark.browser

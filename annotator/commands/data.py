@@ -37,8 +37,14 @@ from annotator.interop.importing import ANNOTATION_FORMATS
 @click.option("--all-errors", is_flag=True,
               help=f"List every problem (default: the first {MAX_PROBLEMS_SHOWN}, and how many "
                    "more).")
+@click.option("--item-key", "item_key", metavar="FIELD[,FIELD]",
+              help="Label Studio: the task data field(s) that identify an item across "
+              "per-rater projects (task ids differ there), e.g. edit_id.")
+@click.option("--annotator-map", "annotator_map", type=click.Path(path_type=Path,
+              dir_okay=False), help="Label Studio: a file naming each user id, as a JSON "
+              "object {\"3\": \"kathryn\"} or ID=NAME lines.")
 def import_command(project_name, file, fmt, update, annotator, mappings, ignore, clip_spans,
-                   accept_incomplete, all_errors):
+                   accept_incomplete, all_errors, item_key, annotator_map):
     """Import original/simplified pairs, or annotations made elsewhere, into PROJECT.
 
     \b
@@ -77,7 +83,9 @@ def import_command(project_name, file, fmt, update, annotator, mappings, ignore,
 
         options = ImportOptions(ignore=tuple(ignore), clip_spans=clip_spans,
                                 accept_incomplete=accept_incomplete)
-        _import_annotations(project_name, file, fmt, annotator, mappings, options, all_errors)
+        keys = tuple(k.strip() for k in (item_key or "").split(",") if k.strip())
+        _import_annotations(project_name, file, fmt, annotator, mappings, options, all_errors,
+                            keys, read_annotator_map(annotator_map) if annotator_map else None)
         return
     if file.is_dir():
         fail(f"{file} is a folder; documents come from one file (folders are for "
@@ -95,6 +103,31 @@ def import_command(project_name, file, fmt, update, annotator, mappings, ignore,
                f"into {project_name}")
 
 
+def read_annotator_map(path: Path) -> dict[str, str]:
+    """``{"3": "kathryn"}`` or ``3=kathryn`` lines -> user id (as text) -> name."""
+    import json
+
+    text = path.read_text(encoding="utf-8") if path.is_file() else fail(
+        f"--annotator-map {path}: no such file")
+    if text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            fail(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})")
+        if not all(isinstance(v, str) and v.strip() for v in data.values()):
+            fail(f"{path}: every user id must map to a name (a non-empty string)")
+        return {str(k): v.strip() for k, v in data.items()}
+    found = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        user_id, _, name = line.partition("=")
+        if not user_id.strip() or not name.strip():
+            fail(f"{path}:{number}: expected ID=NAME, got {line.strip()!r}")
+        found[user_id.strip()] = name.strip()
+    return found
+
+
 def problem_list(exc: IngestError, all_errors: bool) -> str:
     """Every problem with --all-errors, else the first ones and how many more there are."""
     problems = exc.problems
@@ -106,7 +139,8 @@ def problem_list(exc: IngestError, all_errors: bool) -> str:
     return "\n".join(lines)
 
 
-def _import_annotations(project_name, file, fmt, annotator, mappings, options, all_errors):
+def _import_annotations(project_name, file, fmt, annotator, mappings, options, all_errors,
+                        item_key=(), annotator_map=None):
     from annotator.interop.importing import import_annotations
 
     category_map = {}
@@ -120,7 +154,8 @@ def _import_annotations(project_name, file, fmt, annotator, mappings, options, a
         with database.session() as session:
             project = project_or_exit(session, project_name)
             report = import_annotations(session, project, file, fmt, annotator=annotator,
-                                        category_map=category_map, options=options)
+                                        category_map=category_map, options=options,
+                                        item_key=item_key, annotator_map=annotator_map)
     except IngestError as exc:
         fail(f"nothing was imported.\n{problem_list(exc, all_errors)}", code=2)
     click.echo(f"imported {report.records} annotator-document records ({report.edits} edits, "

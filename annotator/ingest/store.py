@@ -9,10 +9,10 @@ from typing import Callable
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from annotator.study import audit
 from annotator.align.text import split_sentences
 from annotator.ingest.readers import DocumentRecord, IngestError, Problem, read_documents
 from annotator.models import Assignment, Document, Edit, Project, Rating
+from annotator.study import audit
 
 
 @dataclass

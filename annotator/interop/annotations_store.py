@@ -22,12 +22,18 @@ from datetime import datetime, timezone
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
+from annotator.annotate.store import missing_for_done
 from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.ingest.readers import DocumentRecord, IngestError, Problem
 from annotator.ingest.store import store_documents
-from annotator.annotate.store import missing_for_done
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, ImportOptions, ImportReport, RatingIn, SpanIn, check_records,
+    AnnotationRecord,
+    EditIn,
+    ImportOptions,
+    ImportReport,
+    RatingIn,
+    SpanIn,
+    check_records,
 )
 from annotator.models import Assignment, Document, Edit, Project, Rating, Span, User
 from annotator.study import audit
@@ -38,7 +44,10 @@ from annotator.study.projects import add_member, project_schema
 def store_annotations(session: Session, project: Project, records: list[AnnotationRecord],
                       file_name: str, *, fmt: str, report: ImportReport | None = None,
                       user_id: int | None = None,
-                      options: ImportOptions | None = None) -> ImportReport:
+                      options: ImportOptions | None = None,
+                      replace: bool = False) -> ImportReport:
+    """``replace``: an annotator's earlier work on a document is replaced by the file's (a
+    pull that follows ongoing work in another tool) instead of refused."""
     report = report or ImportReport()
     options = options or ImportOptions()
     schema = project_schema(project)
@@ -49,7 +58,8 @@ def store_annotations(session: Session, project: Project, records: list[Annotati
     problems = check_records(records, schema, file_name, texts, options, report)
     if not records and not problems:
         problems.append(Problem(file_name, None, None, "the file holds no annotations"))
-    problems += _already_annotated(session, project, records, documents, file_name)
+    if not replace:
+        problems += _already_annotated(session, project, records, documents, file_name)
     if problems:
         raise IngestError(sorted(problems, key=lambda p: p.line or 0))
 
@@ -65,12 +75,18 @@ def store_annotations(session: Session, project: Project, records: list[Annotati
         documents = {d.external_id: d for d in session.scalars(
             select(Document).where(Document.project_id == project.id))}
 
+    documents_only = [r for r in records if r.document_only]
+    if documents_only:
+        report.notes.append(f"{len(documents_only)} task(s) without annotations: imported "
+                            "as documents only")
+    records = [r for r in records if not r.document_only]
     users = {}
     for r in records:
         if r.annotator not in users:
             users[r.annotator] = _user(session, project, r.annotator, report)
     for r in records:
-        assignment = _store_one(session, documents[r.document_id], users[r.annotator], r)
+        assignment = _store_one(session, documents[r.document_id], users[r.annotator], r,
+                                replace)
         report.records += 1
         report.edits += _count(r.edits)
         report.ratings += len(r.ratings)
@@ -149,12 +165,20 @@ def _user(session: Session, project: Project, username: str, report: ImportRepor
 
 
 def _store_one(session: Session, document: Document, user: User,
-               r: AnnotationRecord) -> Assignment:
+               r: AnnotationRecord, replace: bool = False) -> Assignment:
     assignment = session.scalar(select(Assignment).where(
         Assignment.document_id == document.id, Assignment.user_id == user.id))
     if assignment is None:
         assignment = Assignment(document_id=document.id, user_id=user.id)
         session.add(assignment)
+    elif replace:
+        # Children (constituents) first: they point at their composite edit.
+        for old in sorted(assignment.edits, key=lambda e: e.parent_id is None):
+            session.delete(old)
+        for old in assignment.ratings:
+            session.delete(old)
+        session.flush()
+        session.expire(assignment, ["edits", "ratings"])
     now = datetime.now(timezone.utc)
     assignment.status = r.status
     assignment.seconds_spent = float(r.seconds_spent or 0.0)

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from annotator.interop.annotations_store import store_annotations
 from annotator.interop.records import ImportOptions, ImportReport
-from annotator.models import Document, Project
+from annotator.models import Document, Project, User
 from annotator.study.projects import project_schema
 
 ANNOTATION_FORMATS = ("thresh", "labelstudio", "labelstudio-min", "infolossqa",
@@ -25,9 +25,12 @@ ANNOTATION_FORMATS = ("thresh", "labelstudio", "labelstudio-min", "infolossqa",
 def import_annotations(session: Session, project: Project, path: Path, fmt: str, *,
                        annotator: str | None = None, category_map: dict[str, str] | None = None,
                        user_id: int | None = None,
-                       options: ImportOptions | None = None) -> ImportReport:
+                       options: ImportOptions | None = None, item_key: tuple[str, ...] = (),
+                       annotator_map: dict[str, str] | None = None,
+                       replace: bool = False) -> ImportReport:
     """Read ``path`` in ``fmt`` and store it; raises IngestError and writes nothing on any
-    problem. The caller commits."""
+    problem. The caller commits. ``item_key`` and ``annotator_map``: Label Studio (see
+    :mod:`annotator.interop.labelstudio`); ``replace``: see ``store_annotations``."""
     schema = project_schema(project)
     settings = dict(project.settings or {})
     report = ImportReport()
@@ -42,7 +45,14 @@ def import_annotations(session: Session, project: Project, path: Path, fmt: str,
         from annotator.interop.labelstudio import read_labelstudio
 
         records = read_labelstudio(path, schema, minimal=fmt == "labelstudio-min",
-                                   annotator=annotator, notes=report.notes)
+                                   annotator=annotator, notes=report.notes,
+                                   item_key=item_key, annotator_map=annotator_map,
+                                   options=options, ignored=report.ignored)
+        # Label Studio names people by e-mail: work of a known account lands on it.
+        by_email = dict(session.execute(select(User.email, User.username).where(
+            User.email.is_not(None))).all())
+        for r in records:
+            r.annotator = by_email.get(r.annotator, r.annotator)
     elif fmt == "infolossqa":
         from annotator.interop.infolossqa import read_infolossqa
 
@@ -64,4 +74,4 @@ def import_annotations(session: Session, project: Project, path: Path, fmt: str,
     else:
         raise ValueError(f"unknown annotation format {fmt!r}")
     return store_annotations(session, project, records, str(path), fmt=fmt, report=report,
-                             user_id=user_id, options=options)
+                             user_id=user_id, options=options, replace=replace)

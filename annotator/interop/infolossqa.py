@@ -25,8 +25,16 @@ from typing import Any
 from annotator.core.spans import span_problem
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, ImportOptions, SpanIn, drop_ignored, got, load_json_array,
-    record_id, record_owner, span_pairs,
+    AnnotationRecord,
+    EditIn,
+    ImportOptions,
+    SpanIn,
+    drop_ignored,
+    got,
+    load_json_array,
+    record_id,
+    record_owner,
+    span_pairs,
 )
 from annotator.schemas import Schema
 

@@ -18,11 +18,13 @@ dropped. A span that runs past the end of its text is refused with a hint, or cl
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from annotator.annotate.store import ValidationFailed, validate_fields
+from annotator.core.limits import current_limits
 from annotator.core.spans import span_problem
 from annotator.core.vocabulary import SIDES
 from annotator.ingest.readers import (
@@ -82,6 +84,9 @@ class AnnotationRecord:
     # per-record metadata), stored in Assignment.meta under the format's name.
     assignment_meta: dict[str, Any] = field(default_factory=dict)
     says_done: bool = False  # the file itself marks the work complete
+    # A task of the file nobody worked on (a snapshot taken mid-study): only its document
+    # is imported.
+    document_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -219,12 +224,16 @@ def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
     for record in records:
         line, name = record.line, record.file or file_name
         key = (record.document_id, record.annotator)
-        if key in seen:
+        if key in seen and not record.document_only:
             problems.append(Problem(name, line, "id", f"document {record.document_id!r} by "
                                     f"{record.annotator!r} appears twice (first on line "
                                     f"{seen[key]})"))
             continue
         seen[key] = line
+        if not (isinstance(record.seconds_spent, (int, float))
+                and math.isfinite(record.seconds_spent) and record.seconds_spent >= 0):
+            problems.append(Problem(name, line, "seconds_spent", f"{record.seconds_spent!r}: "
+                                    "time spent must be a non-negative number of seconds"))
         known = texts.get(record.document_id)
         if record.source is not None and known is not None and known != (record.source,
                                                                          record.target):
@@ -264,6 +273,12 @@ def _check_edit(edit: EditIn, schema: Schema, texts: dict[str, str], name: str, 
                                 "category", f"unknown category; schema {schema.name!r} has: "
                                 + ", ".join(e.name for e in schema.edit_types)
                                 + got(edit.edit_type)))
+        return
+    limit = current_limits().max_spans_per_edit
+    if len(edit.spans) > limit:
+        problems.append(Problem(name, line, f"{edit.where}.spans" if edit.where else "spans",
+                                f"{len(edit.spans):,} spans, more than the limit of {limit} "
+                                "per edit (ANNOTATOR_MAX_SPANS_PER_EDIT)"))
         return
     for span in edit.spans:
         _check_span(span, edit_type, texts, name, line, problems, options, report)

@@ -49,13 +49,20 @@ import json
 from pathlib import Path
 from typing import Any
 
-from annotator.ingest.readers import IngestError, Problem
-from annotator.interop.records import (
-    AnnotationRecord, EditIn, ImportOptions, RatingIn, drop_ignored, got, load_json_array,
-    record_id, span_pairs,
-)
-from annotator.interop.infolossqa import EDIT_TYPE_OF_CATEGORY
 from annotator.core.vocabulary import ASSIGNMENT_STATUSES
+from annotator.ingest.readers import IngestError, Problem
+from annotator.interop.infolossqa import EDIT_TYPE_OF_CATEGORY
+from annotator.interop.records import (
+    AnnotationRecord,
+    EditIn,
+    ImportOptions,
+    RatingIn,
+    drop_ignored,
+    got,
+    load_json_array,
+    record_id,
+    span_pairs,
+)
 from annotator.schemas import Schema
 
 # Thresh categories of published typologies -> edit types; an alias applies to every schema

@@ -23,11 +23,10 @@ Beyond spans and flat fields, a schema can declare what published typologies use
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import re
 
 import yaml
 
@@ -180,6 +179,10 @@ class Schema:
     # name); kinds not listed fall back to the first edit type spanning the same sides.
     suggestion_types: dict[str, str] = field(default_factory=dict)
     source_text: str = field(default="", repr=False)  # the YAML exactly as loaded
+    # A schema made from a Label Studio labeling config keeps that config and the task data
+    # keys of the two texts (``{"config": XML, "source": KEY, "target": KEY}``), so the
+    # study's own exports import, and export back, under its own names.
+    labelstudio: dict[str, str] | None = field(default=None, repr=False, compare=False)
 
     def edit_type(self, name: str) -> EditType | None:
         return next((e for e in self.edit_types if e.name == name), None)
@@ -204,8 +207,10 @@ def resolve(name_or_path: str) -> Path:
     if path.is_file():
         return path
     raise SchemaError(
-        name_or_path, "schema", f"a built-in schema ({', '.join(builtin_names())}) or a schema file (YAML, "
-        "Thresh typology, Label Studio config)"
+        name_or_path,
+        "schema",
+        f"a built-in schema ({', '.join(builtin_names())}) or a schema file (YAML, "
+        "Thresh typology, Label Studio config)",
     )
 
 
@@ -264,7 +269,7 @@ class _Parser:
             data,
             "",
             {"name", "title", "description", "unit", "mode", "edit_types", "ratings",
-             "prehighlighters", "suggestion_types", "guideline"},
+             "prehighlighters", "suggestion_types", "guideline", "labelstudio"},
         )
         name = self.identifier(data.get("name"), "name")
         unit = data.get("unit", "document")
@@ -301,7 +306,16 @@ class _Parser:
             prehighlighters=tuple(pre),
             guideline=self.string(data.get("guideline"), "guideline", required=False) or None,
             source_text=text,
+            labelstudio=self.labelstudio(data.get("labelstudio")),
         )
+
+    def labelstudio(self, value) -> dict[str, str] | None:
+        if value is None:
+            return None
+        value = self.mapping(value, "labelstudio")
+        self.known_keys(value, "labelstudio", {"config", "source", "target"})
+        return {k: self.string(value.get(k), f"labelstudio.{k}")
+                for k in ("config", "source", "target")}
 
     def suggestion_types(self, value, edit_types) -> dict[str, str]:
         names = [e.name for e in edit_types]

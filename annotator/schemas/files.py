@@ -71,6 +71,8 @@ def dump_schema(schema: Schema) -> str:
         data["ratings"] = [_field(f, rating=True) for f in schema.ratings]
     if schema.prehighlighters:
         data["prehighlighters"] = list(schema.prehighlighters)
+    if schema.labelstudio:
+        data["labelstudio"] = dict(schema.labelstudio)
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
 
 

@@ -6,8 +6,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from annotator.study import audit
 from annotator.models import ROLES, User
+from annotator.study import audit
 
 MIN_PASSWORD_LENGTH = 8
 

@@ -10,21 +10,37 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from flask import (Blueprint, Response, abort, current_app, flash, jsonify, redirect,
-                   render_template, request, send_file, url_for)
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    send_file,
+    url_for,
+)
 
 from annotator.adjudication import decisions as d
 from annotator.adjudication import store
-from annotator.adjudication.overview import adjudication_queue, apply_automatic, complete
+from annotator.adjudication.overview import adjudication_queue, apply_automatic, complete, in_view
 from annotator.adjudication.ratings import resolve_rating, route_to_third
 from annotator.adjudication.view import document_view
 from annotator.annotate.store import Conflict, ValidationFailed
 from annotator.annotate.tiebreak import routed_requests, save_tiebreak_form, tiebreak_items
 from annotator.models import Document
-from annotator.study.projects import project_schema
-from annotator.releases import (ReleaseError, cut_release, list_releases, release_file,
-                                verify_release)
+from annotator.releases import (
+    ReleaseError,
+    cut_release,
+    list_releases,
+    release_file,
+    verify_release,
+)
 from annotator.releases.verify import listed_file_problem
+from annotator.study.projects import project_schema
 from annotator.web.access import db, lead_required, load_user, login_required, project_for_lead
 from annotator.web.validation import (
     ANY,
@@ -67,8 +83,9 @@ def queue(project_id: int):
     field_name = request.args.get("field") or None
     pair_arg = request.args.get("pair") or ""
     pair = tuple(pair_arg.split(",", 1)) if "," in pair_arg else None
-    entries = adjudication_queue(db(), project, field_name=field_name, pair=pair)
-    everyone = sorted({n for e in adjudication_queue(db(), project) for n in e.annotators})
+    every_entry = adjudication_queue(db(), project)  # computed once; filtered below
+    entries = [e for e in every_entry if in_view(e, field_name, pair)]
+    everyone = sorted({n for e in every_entry for n in e.annotators})
     fields = [e.name for e in schema.edit_types] + [r.name for r in schema.ratings
                                                     if r.type != "text"]
     return render_template("adjudicate_queue.html", project=project, entries=entries,
@@ -200,8 +217,12 @@ def release_download(project_id: int, version: str, filename: str):
         return Response(f"{filename} of release {version} no longer matches its manifest "
                         f"({problem}); download refused. Run `annotator release verify "
                         f"{project.name} {version}`.\n", status=409, mimetype="text/plain")
-    return send_file(path, as_attachment=True, download_name=path.name,
-                     mimetype="text/plain" if path.suffix != ".html" else "application/octet-stream")
+    return send_file(
+        path,
+        as_attachment=True,
+        download_name=path.name,
+        mimetype="text/plain" if path.suffix != ".html" else "application/octet-stream",
+    )
 
 
 # ---------------------------------------------------------------- third annotator

@@ -7,8 +7,8 @@ from collections import defaultdict
 from flask import Blueprint, render_template
 from sqlalchemy import func, select
 
-from annotator.annotate.modes import project_mode
 from annotator.agreement.store import live_summary
+from annotator.annotate.modes import project_mode
 from annotator.models import Assignment, Document, Project, ProjectMember, User
 from annotator.study.projects import project_schema
 from annotator.web.access import db, lead_required, load_user, project_for_lead

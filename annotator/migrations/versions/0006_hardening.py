@@ -1,14 +1,13 @@
 """hardening: unique release folder per project (projects.slug), session generations,
-login throttle counters
+login throttle counters, time of the last heartbeat
 
 Revision ID: 0006_hardening
 Revises: 0006_refactor
 """
 import re
 
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 revision = '0006_hardening'
 down_revision = '0006_refactor'
@@ -45,6 +44,8 @@ def upgrade() -> None:
     with op.batch_alter_table('users', schema=None) as batch_op:
         batch_op.add_column(sa.Column('session_generation', sa.Integer(), nullable=False,
                                       server_default='0'))
+    with op.batch_alter_table('assignments', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('last_time_report', sa.Float(), nullable=True))
     op.create_table(
         'login_throttle',
         sa.Column('key', sa.String(length=200), nullable=False),
@@ -57,6 +58,8 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table('login_throttle')
+    with op.batch_alter_table('assignments', schema=None) as batch_op:
+        batch_op.drop_column('last_time_report')
     with op.batch_alter_table('users', schema=None) as batch_op:
         batch_op.drop_column('session_generation')
     with op.batch_alter_table('projects', schema=None) as batch_op:
