@@ -7,24 +7,7 @@ import json
 import pytest
 
 from annotator.models import Assignment, Suggestion
-from tests.conftest import csrf_token, login
-from tests.helpers import factuality_sentence_pairs
-
-
-class Api:
-    """A logged-in client that sends the CSRF header like the page does."""
-
-    def __init__(self, app, username):
-        self.client = app.test_client()
-        login(self.client, username)
-        self.token = csrf_token(self.client, "/my")
-
-    def get(self, url):
-        return self.client.get(url)
-
-    def send(self, method, url, body=None, token=True):
-        headers = {"X-CSRFToken": self.token} if token else {}
-        return self.client.open(url, method=method, json=body, headers=headers)
+from tests.helpers import Api, factuality_sentence_pairs
 
 
 @pytest.fixture
