@@ -438,13 +438,15 @@ class AdjudicationQueueEntry(Base):
 
     __tablename__ = "adjudication_queue"
     __table_args__ = (Index("ix_adjudication_queue_order", "project_id", "ready", "complete",
-                            "agreement", "position"),)
+                            "agreement", "position"),
+                      Index("ix_adjudication_queue_stale", "project_id", "stale"))
 
     document_id: Mapped[int] = mapped_column(
         ForeignKey("documents.id", ondelete="CASCADE"), primary_key=True)
     project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
     changes: Mapped[int] = mapped_column(Integer, default=1)
     computed: Mapped[int] = mapped_column(Integer, default=0)
+    stale: Mapped[bool] = mapped_column(default=True)  # computed != changes, indexed
     ready: Mapped[bool] = mapped_column(default=False)
     complete: Mapped[bool] = mapped_column(default=False)
     agreement: Mapped[float] = mapped_column(Float, default=1.0)

@@ -70,7 +70,8 @@ def mark_changed(connection, document_ids: list[int]) -> None:
             Document.id.in_(chunk))
         statement = insert(table).from_select(["document_id", "project_id", "position"], rows)
         connection.execute(statement.on_conflict_do_update(
-            index_elements=["document_id"], set_={"changes": table.c.changes + 1}))
+            index_elements=["document_id"],
+            set_={"changes": table.c.changes + 1, "stale": True}))
 
 
 def listen(session_class=Session) -> None:
@@ -90,11 +91,12 @@ def refresh_stale(session: Session, project_id: int) -> int:
     stale = session.execute(select(AdjudicationQueueEntry.document_id,
                                    AdjudicationQueueEntry.changes).where(
         AdjudicationQueueEntry.project_id == project_id,
-        AdjudicationQueueEntry.computed != AdjudicationQueueEntry.changes)).all()
+        AdjudicationQueueEntry.stale.is_(True))).all()
     for document_id, changes in stale:
         document = session.get(Document, document_id)
         entry = document_entry(session, document)
-        values = {"computed": changes, "ready": entry is not None, "position": document.position}
+        values = {"computed": changes, "stale": False, "ready": entry is not None,
+                  "position": document.position}
         if entry is not None:
             values.update(complete=entry.status == "complete", agreement=entry.agreement,
                           open_total=entry.open["total"], open_summary=entry.open["summary"],

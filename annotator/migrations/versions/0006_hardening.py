@@ -62,6 +62,7 @@ def upgrade() -> None:
         sa.Column('project_id', sa.Integer(), nullable=False),
         sa.Column('changes', sa.Integer(), nullable=False),
         sa.Column('computed', sa.Integer(), nullable=False),
+        sa.Column('stale', sa.Boolean(), nullable=False),
         sa.Column('ready', sa.Boolean(), nullable=False),
         sa.Column('complete', sa.Boolean(), nullable=False),
         sa.Column('agreement', sa.Float(), nullable=False),
@@ -78,15 +79,17 @@ def upgrade() -> None:
     )
     op.create_index('ix_adjudication_queue_order', 'adjudication_queue',
                     ['project_id', 'ready', 'complete', 'agreement', 'position'])
+    op.create_index('ix_adjudication_queue_stale', 'adjudication_queue', ['project_id', 'stale'])
     # Every assigned document starts stale: the first queue view computes it once.
     op.execute("INSERT INTO adjudication_queue (document_id, project_id, changes, computed, "
-               "ready, complete, agreement, open_total, open_summary, annotators, disputed, "
-               "position) SELECT d.id, d.project_id, 1, 0, false, false, 1.0, 0, '', '|', '|', "
-               "d.position FROM documents d WHERE EXISTS (SELECT 1 FROM assignments a "
-               "WHERE a.document_id = d.id)")
+               "stale, ready, complete, agreement, open_total, open_summary, annotators, "
+               "disputed, position) SELECT d.id, d.project_id, 1, 0, true, false, false, 1.0, "
+               "0, '', '|', '|', d.position FROM documents d WHERE EXISTS (SELECT 1 FROM "
+               "assignments a WHERE a.document_id = d.id)")
 
 
 def downgrade() -> None:
+    op.drop_index('ix_adjudication_queue_stale', table_name='adjudication_queue')
     op.drop_index('ix_adjudication_queue_order', table_name='adjudication_queue')
     op.drop_table('adjudication_queue')
     op.drop_table('login_throttle')
