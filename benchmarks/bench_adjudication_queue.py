@@ -81,7 +81,8 @@ def build(database, size: int, seed: int = 0) -> int:
                                                 seconds_spent=60.0, meta={}, version=1)
                                            for d in part for u in user_ids])
             c.execute(insert(AdjudicationQueueEntry), [dict(
-                document_id=d, project_id=project_id, changes=1, computed=1, stale=False, ready=True,
+                document_id=d, project_id=project_id, changes=1, computed=1, stale=False,
+                ready=True,
                 complete=rng.random() < 0.3, agreement=round(rng.random(), 3),
                 open_total=rng.randint(0, 5), open_summary="2 unit(s)", annotators="|ana|ben|",
                 disputed="|deletion|", position=n + start + 1) for n, d in enumerate(part)])

@@ -10,7 +10,7 @@ from annotator.adjudication.overview import adjudication_queue, complete
 from annotator.adjudication.queue import mark_changed, refresh_stale, stored_queue
 from annotator.models import AdjudicationQueueEntry, User
 from tests.conftest import login
-from tests.test_adjudication_support import load, mark_done, project_of, qa_study  # noqa: F401
+from tests.adjudication_fixtures import load, mark_done, project_of
 
 
 def _view(entries):
