@@ -9,8 +9,8 @@ from annotator.adjudication import decisions as d
 from annotator.adjudication.overview import adjudication_queue, complete
 from annotator.adjudication.queue import mark_changed, refresh_stale, stored_queue
 from annotator.models import AdjudicationQueueEntry, User
-from tests.conftest import login
 from tests.adjudication_fixtures import load, mark_done, project_of
+from tests.conftest import login
 
 
 def _view(entries):
