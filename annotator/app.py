@@ -39,6 +39,13 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
         MAX_CONTENT_LENGTH=current_limits().max_request_bytes,
         ANNOTATOR=config,
     )
+    if config.proxies:
+        # Behind a reverse proxy every request comes from the proxy: take the client
+        # address from X-Forwarded-For (set by that many trusted proxies), or the login
+        # throttle's per-address lock would lock out everybody at once.
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config.proxies, x_proto=config.proxies)
     database = Database(config.database_url)
     if migrate:
         database.upgrade()

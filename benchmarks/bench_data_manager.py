@@ -2,9 +2,9 @@
 
 N documents (default 200), each done by two annotators with three overlapping edits each,
 on SQLite in a temporary folder; the real app through Flask's test client, logged in as the
-lead. The reference is the adjudication queue page in the same process: the data manager
-computes the same per-document agreement and open decisions, for the 50 rows it shows (or
-for every ready document when sorted by agreement or open decisions).
+lead. The reference is the adjudication queue page in the same process: both read the
+per-document agreement and open decisions from the stored queue (the first request of the
+run computes it); the data manager adds one row per document, status and time.
 
     .venv/bin/python benchmarks/bench_data_manager.py [--documents 200] [--rounds 10]
 

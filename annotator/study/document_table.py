@@ -4,8 +4,8 @@ Studio's data manager.
 
 A document's status follows the data flow: 'unassigned' (nobody holds it), 'not started',
 'in progress', 'ready' (every original annotator marked it done: waiting for adjudication)
-and 'adjudicated'. Agreement and open decisions come from the adjudication queue's own
-computation (:func:`annotator.adjudication.overview.document_entry`), so both pages agree.
+and 'adjudicated'. Agreement and open decisions come from the stored adjudication queue
+(each entry is :func:`annotator.adjudication.overview.document_entry`), so both pages agree.
 """
 
 from __future__ import annotations
@@ -17,8 +17,16 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotator.adjudication.overview import document_entry
+from annotator.adjudication.queue import refresh_stale
 from annotator.adjudication.store import tiebreak_assignment_ids
-from annotator.models import AdjudicationState, Assignment, Document, Project, User
+from annotator.models import (
+    AdjudicationQueueEntry,
+    AdjudicationState,
+    Assignment,
+    Document,
+    Project,
+    User,
+)
 
 STATUSES = ("unassigned", "not started", "in progress", "ready", "adjudicated")
 SORTS = ("position", "document", "status", "annotators", "agreement", "open", "time")
@@ -78,12 +86,25 @@ def document_rows(session: Session, project: Project) -> list[DocumentRow]:
             for document in documents]
 
 
-def add_scores(session: Session, rows: list[DocumentRow]) -> None:
-    """Fill agreement and open decisions of the ready and adjudicated rows. This is the
-    costly part (the adjudication queue's per-document computation), so the page asks for
-    it only for the rows it shows, or for every row when sorting by these columns."""
-    for row in rows:
-        if row.status in ("ready", "adjudicated") and row.agreement is None:
+def add_scores(session: Session, project: Project, rows: list[DocumentRow]) -> None:
+    """Fill agreement and open decisions of the ready and adjudicated rows from the stored
+    adjudication queue (:mod:`annotator.adjudication.queue`), recomputing only entries whose
+    document changed since; a ready document without an entry is computed directly."""
+    refresh_stale(session, project.id)
+    wanted = {r.document.id: r for r in rows if r.status in ("ready", "adjudicated")}
+    if not wanted:
+        return
+    stored = session.execute(select(
+        AdjudicationQueueEntry.document_id, AdjudicationQueueEntry.agreement,
+        AdjudicationQueueEntry.open_total).where(
+        AdjudicationQueueEntry.project_id == project.id, AdjudicationQueueEntry.ready.is_(True),
+        AdjudicationQueueEntry.stale.is_(False))).all()
+    for document_id, agreement, open_total in stored:
+        if document_id in wanted:
+            wanted[document_id].agreement = agreement
+            wanted[document_id].open_decisions = open_total
+    for row in wanted.values():
+        if row.agreement is None:
             entry = document_entry(session, row.document)
             if entry is not None:
                 row.agreement, row.open_decisions = entry.agreement, entry.open["total"]

@@ -39,15 +39,14 @@ def documents(project_id: int):
     if args["status"] not in STATUSES:
         args["status"] = ""
     everything = document_rows(db(), project)
-    if args["sort"] in ("agreement", "open"):
-        add_scores(db(), everything)  # sorting needs every row's score
+    add_scores(db(), project, everything)
+    db().commit()  # queue entries recomputed just now (as the queue page does)
     rows = select_rows(everything, search=args["q"], status=args["status"],
                        annotator=args["annotator"], sort=args["sort"],
                        descending=args["dir"] == "desc")
     pages = max(1, -(-len(rows) // PAGE_SIZE))
     page = min(max(1, request.args.get("page", 1, type=int)), pages)
     shown = rows[(page - 1) * PAGE_SIZE:page * PAGE_SIZE]
-    add_scores(db(), shown)
     members = set(db().scalars(select(User.username).join(ProjectMember).where(
         ProjectMember.project_id == project.id, ProjectMember.role == "annotator")))
     counts = {s: sum(1 for r in everything if r.status == s) for s in STATUSES}
