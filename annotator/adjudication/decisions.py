@@ -49,8 +49,10 @@ def _gold_edit(session, document, decision, edit_type, fields, spans, source_ids
     return gold
 
 
-def _decide(session, document, kind, user, edits, outcomes, note) -> AdjudicationDecision:
-    decision = record(session, document, kind, user, item_key=unit_key([e.id for e in edits]),
+def _decide(session, document, kind, user, edits, outcomes, note,
+            automatic=False) -> AdjudicationDecision:
+    decision = record(session, document, kind, user, automatic=automatic,
+                      item_key=unit_key([e.id for e in edits]),
                       source_edit_ids=[e.id for e in edits],
                       before=[edit_snapshot(e) for e in edits], after=outcomes, note=note)
     for o in outcomes:
@@ -66,13 +68,14 @@ def _copy(edit, source_ids=None) -> dict:
             "source_edit_ids": source_ids or [edit.id]}
 
 
-def accept(session, document, edit_ids, chosen_id: int, user, note="") -> AdjudicationDecision:
+def accept(session, document, edit_ids, chosen_id: int, user, note="", *,
+           automatic=False) -> AdjudicationDecision:
     """Take one annotator's edit of the unit as the gold edit."""
     _, edits = _unit_for(session, document, edit_ids)
     chosen = next((e for e in edits if e.id == chosen_id), None)
     if chosen is None:
         raise AdjudicationError("the accepted edit is not part of this unit")
-    return _decide(session, document, "accept", user, edits, [_copy(chosen)], note)
+    return _decide(session, document, "accept", user, edits, [_copy(chosen)], note, automatic)
 
 
 def keep_both(session, document, edit_ids, user, note="", keep_ids=None):
@@ -85,14 +88,16 @@ def keep_both(session, document, edit_ids, user, note="", keep_ids=None):
     return _decide(session, document, "keep_both", user, edits, [_copy(e) for e in keep], note)
 
 
-def reject(session, document, edit_ids, user, note="") -> AdjudicationDecision:
+def reject(session, document, edit_ids, user, note="", *,
+           automatic=False) -> AdjudicationDecision:
     """No gold edit for this unit (e.g. not information loss after all)."""
     _, edits = _unit_for(session, document, edit_ids)
-    return _decide(session, document, "reject", user, edits, [], note)
+    return _decide(session, document, "reject", user, edits, [], note, automatic)
 
 
 def merge(session, document, edit_ids, base_id: int, user, *, edit_type=None,
-          fields: dict | None = None, spans: list | None = None, note=""):
+          fields: dict | None = None, spans: list | None = None, note="", automatic=False,
+          source_ids: list[int] | None = None):
     """One gold edit starting from ``base_id``'s edit, with the lead's spans and fields."""
     _, edits = _unit_for(session, document, edit_ids)
     base = next((e for e in edits if e.id == base_id), None)
@@ -118,8 +123,9 @@ def merge(session, document, edit_ids, base_id: int, user, *, edit_type=None,
                "spans": sorted(({"side": s.side, "start": s.start, "end": s.end}
                                 for s in clean_spans),
                                key=lambda s: (s["side"], s["start"], s["end"])),
-               "source_edit_ids": [e.id for e in edits], "based_on": base.id}
-    return _decide(session, document, "merge", user, edits, [outcome], note)
+               "source_edit_ids": sorted(source_ids or [e.id for e in edits]),
+               "based_on": base.id}
+    return _decide(session, document, "merge", user, edits, [outcome], note, automatic)
 
 
 def regroup(session, document, groups: list[list[int]], user, note=""):
