@@ -30,7 +30,12 @@ from annotator.models import AdjudicationDecision, GoldEdit
 from annotator.study.projects import project_schema
 
 
-def _unit_for(session, document, edit_ids) -> tuple[Unit, list]:
+def _unit_for(session, document, edit_ids, checked=None) -> tuple[Unit, list]:
+    """The unit of ``edit_ids`` and its edits, refused when the document is not open, the
+    unit unknown or decided. ``checked`` is (unit, edits) when the caller (the automatic
+    rules, which hold the document's units and decisions) has made these checks already."""
+    if checked is not None:
+        return checked
     require_open(session, document)
     key = unit_key(edit_ids)
     unit = next((u for u in current_units(session, document) if u.key == key), None)
@@ -69,9 +74,9 @@ def _copy(edit, source_ids=None) -> dict:
 
 
 def accept(session, document, edit_ids, chosen_id: int, user, note="", *,
-           automatic=False) -> AdjudicationDecision:
+           automatic=False, checked=None) -> AdjudicationDecision:
     """Take one annotator's edit of the unit as the gold edit."""
-    _, edits = _unit_for(session, document, edit_ids)
+    _, edits = _unit_for(session, document, edit_ids, checked)
     chosen = next((e for e in edits if e.id == chosen_id), None)
     if chosen is None:
         raise AdjudicationError("the accepted edit is not part of this unit")
@@ -89,17 +94,17 @@ def keep_both(session, document, edit_ids, user, note="", keep_ids=None):
 
 
 def reject(session, document, edit_ids, user, note="", *,
-           automatic=False) -> AdjudicationDecision:
+           automatic=False, checked=None) -> AdjudicationDecision:
     """No gold edit for this unit (e.g. not information loss after all)."""
-    _, edits = _unit_for(session, document, edit_ids)
+    _, edits = _unit_for(session, document, edit_ids, checked)
     return _decide(session, document, "reject", user, edits, [], note, automatic)
 
 
 def merge(session, document, edit_ids, base_id: int, user, *, edit_type=None,
           fields: dict | None = None, spans: list | None = None, note="", automatic=False,
-          source_ids: list[int] | None = None):
+          source_ids: list[int] | None = None, checked=None):
     """One gold edit starting from ``base_id``'s edit, with the lead's spans and fields."""
-    _, edits = _unit_for(session, document, edit_ids)
+    _, edits = _unit_for(session, document, edit_ids, checked)
     base = next((e for e in edits if e.id == base_id), None)
     if base is None:
         raise AdjudicationError("the merge must start from an edit of this unit")

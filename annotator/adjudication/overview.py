@@ -19,10 +19,11 @@ from sqlalchemy.orm import Session
 from annotator.adjudication import decisions
 from annotator.adjudication.grouping import Unit
 from annotator.adjudication.labels import disagreement
-from annotator.adjudication.rules import AutoRules, decide_unit
 from annotator.adjudication.ratings import apply_rating_rules, rating_items
+from annotator.adjudication.rules import AutoRules, decide_unit
 from annotator.adjudication.store import (
     AdjudicationError,
+    batch_reads,
     current_units,
     decided_units,
     edit_view,
@@ -32,6 +33,7 @@ from annotator.adjudication.store import (
     require_open,
     source_edits,
 )
+from annotator.annotate.store import ValidationFailed
 from annotator.models import AdjudicationDecision, AdjudicationState, Document, Project
 from annotator.study.projects import project_schema
 
@@ -74,6 +76,11 @@ def apply_automatic(session: Session, document: Document, user=None, *, embed=No
     edit-level majority), resolve ratings by majority (and by tie-break labels), then mark
     the document adjudicated when nothing is left. Every decision is recorded as automatic
     (audited, undoable). ``verdicts`` lists what each rule decided, unit by unit."""
+    with batch_reads(session):
+        return _apply_automatic(session, document, user, embed, mark_complete)
+
+
+def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
     require_open(session, document)
     rules = AutoRules.from_settings(document.project.settings)
     schema = project_schema(document.project)
@@ -82,7 +89,8 @@ def apply_automatic(session: Session, document: Document, user=None, *, embed=No
                      for et in schema.edit_types}
     assignments = original_assignments(session, document)
     units = current_units(session, document, embed)
-    views = {e.id: edit_view(e) for e in source_edits(assignments)}
+    rows = {e.id: e for e in source_edits(assignments)}
+    views = {i: edit_view(e) for i, e in rows.items()}
     everyone = {a.user.username for a in assignments}
     decided = decided_units(session, document)
     counts = {"accept": 0, "merge": 0, "reject": 0}
@@ -93,20 +101,26 @@ def apply_automatic(session: Session, document: Document, user=None, *, embed=No
         members = [views[i] for i in unit.edit_ids]
         verdict = decide_unit(members, everyone, rules, field_types, field_options,
                               document.source, document.target)
+        note = f"automatic ({rules.edit_rule} rule): {verdict.reason}"
+        checked = (unit, [rows[i] for i in unit.edit_ids])  # open, known, undecided
+        if verdict.action == "accept":
+            decisions.accept(session, document, unit.edit_ids, verdict.base_id, user, note,
+                             automatic=True, checked=checked)
+        elif verdict.action == "reject":
+            decisions.reject(session, document, unit.edit_ids, user, note, automatic=True,
+                             checked=checked)
+        elif verdict.action == "merge":
+            try:
+                decisions.merge(session, document, unit.edit_ids, verdict.base_id, user,
+                                edit_type=verdict.edit_type, fields=verdict.fields,
+                                spans=verdict.spans, note=note, automatic=True,
+                                source_ids=verdict.agreeing, checked=checked)
+            except ValidationFailed as exc:  # e.g. no majority span on a required side
+                verdict.action = "leave"
+                verdict.reason += f"; the merged edit is not valid ({exc}): left to the lead"
         verdicts.append({"unit": unit.key, "action": verdict.action, "reason": verdict.reason,
                          "edit_type": verdict.edit_type, "spans": verdict.spans,
                          "fields": verdict.fields})
-        note = f"automatic ({rules.edit_rule} rule): {verdict.reason}"
-        if verdict.action == "accept":
-            decisions.accept(session, document, unit.edit_ids, verdict.base_id, user, note,
-                             automatic=True)
-        elif verdict.action == "reject":
-            decisions.reject(session, document, unit.edit_ids, user, note, automatic=True)
-        elif verdict.action == "merge":
-            decisions.merge(session, document, unit.edit_ids, verdict.base_id, user,
-                            edit_type=verdict.edit_type, fields=verdict.fields,
-                            spans=verdict.spans, note=note, automatic=True,
-                            source_ids=verdict.agreeing)
         if verdict.action in counts:
             counts[verdict.action] += 1
     ratings = apply_rating_rules(session, document, user)

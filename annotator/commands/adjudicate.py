@@ -39,9 +39,9 @@ def auto(project_name, no_embeddings, dry_run, as_json):
     nothing left as adjudicated. Every decision is recorded as automatic and can be undone.
     Prints what is left for the lead.
     """
-    from annotator.adjudication.overview import adjudication_queue, apply_automatic
+    from annotator.adjudication.overview import apply_automatic
     from annotator.adjudication.rules import RulesError
-    from annotator.adjudication.store import AdjudicationError
+    from annotator.adjudication.store import AdjudicationError, open_ready_documents
     from annotator.commands import progress_bar
 
     embed = _embed(no_embeddings)
@@ -51,28 +51,26 @@ def auto(project_name, no_embeddings, dry_run, as_json):
                "ratings_resolved": 0, "completed": 0, "left": [], "verdicts": {}}
     with database.session() as session:
         project = project_or_exit(session, project_name)
-        entries = [e for e in adjudication_queue(session, project) if e.status != "complete"]
+        documents = open_ready_documents(session, project)
         with progress_bar("adjudicating") as progress:
-            for done, entry in enumerate(entries, start=1):
+            for done, document in enumerate(documents, start=1):
                 if not as_json:  # the bar is on stderr; --json output stays one object
-                    progress(done, len(entries))
+                    progress(done, len(documents))
                 try:
-                    result = apply_automatic(session, entry.document, embed=embed)
+                    result = apply_automatic(session, document, embed=embed)
                 except RulesError as exc:
                     fail(str(exc))
                 except AdjudicationError as exc:  # pragma: no cover - the queue lists ready docs
-                    summary["left"].append({"id": entry.document.external_id,
-                                            "reason": str(exc)})
+                    summary["left"].append({"id": document.external_id, "reason": str(exc)})
                     continue
                 summary["documents"] += 1
                 for key in ("units_accepted", "units_merged", "units_rejected",
                             "ratings_resolved"):
                     summary[key] += result[key]
                 summary["completed"] += result["completed"]
-                summary["verdicts"][entry.document.external_id] = result["verdicts"]
+                summary["verdicts"][document.external_id] = result["verdicts"]
                 if not result["completed"]:
-                    summary["left"].append({"id": entry.document.external_id,
-                                            **result["open"]})
+                    summary["left"].append({"id": document.external_id, **result["open"]})
         if dry_run:
             session.rollback()  # nothing of the run is kept
     if as_json:
