@@ -15,11 +15,24 @@ def adjudicate():
 
 
 def _embed(no_embeddings: bool):
+    """The sentence encoder, loaded once, remembering the vectors of texts it has seen:
+    the same question or label recurs across documents (SALSA-style subtype answers)."""
     if no_embeddings:
         return None
+    import numpy as np
+
     from annotator.align.embeddings import default_embedder
 
-    return default_embedder().encode
+    encoder = default_embedder()
+    seen: dict[str, np.ndarray] = {}
+
+    def encode(texts: list[str]) -> np.ndarray:
+        new = list(dict.fromkeys(t for t in texts if t not in seen))
+        if new:
+            seen.update(zip(new, np.asarray(encoder.encode(new))))
+        return np.stack([seen[t] for t in texts])
+
+    return encode
 
 
 @adjudicate.command("auto")
