@@ -20,9 +20,10 @@ from annotator.ingest import import_file
 from annotator.models import AdjudicationDecision, AuditEvent, Document, Project, User
 from annotator.study.accounts import create_user
 from annotator.study.projects import create_project
+from tests.adjudication_fixtures import SOURCE, TARGET, mark_done
+from tests.adjudication_fixtures import qa_edit as add_edit
 from tests.conftest import PASSWORD
 from tests.helpers import write_jsonl
-from tests.test_adjudication_support import SOURCE, TARGET, add_edit, mark_done
 
 TYPES = {"deletion": {"question": "text", "answer": "text", "severity": "ordinal",
                       "comment": "text"}}

@@ -9,8 +9,8 @@ import shutil
 import pytest
 
 from annotator.models import Document, Suggestion
+from tests.adjudication_fixtures import TARGET
 from tests.conftest import ARTIFACTS, UPDATE_SCREENSHOTS, browser_login
-from tests.test_adjudication_support import TARGET, qa_study  # noqa: F401
 
 pytestmark = pytest.mark.browser
 PAYLOAD = " <script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">"

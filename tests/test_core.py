@@ -59,7 +59,8 @@ def test_vocabulary_is_the_one_the_models_and_schemas_use():
     assert "'skipped'" in checks[0]
 
 
-def test_edit_serialisation_carries_meta_parent_and_sorted_spans():
+def test_edit_serialisation_carries_meta_parent_and_spans_in_the_order_marked():
+    # "The first span of an edit" (InfoLossQA's first-span figures) is the first one marked.
     spans = [SimpleNamespace(side="target", start=4, end=9),
              SimpleNamespace(side="source", start=10, end=12),
              SimpleNamespace(side="source", start=1, end=3)]
@@ -67,9 +68,9 @@ def test_edit_serialisation_carries_meta_parent_and_sorted_spans():
                            spans=spans, suggestion_id=None, parent_id=2,
                            meta={"tool_id": "e-17"}, version=3)
     data = edit_to_dict(edit)
-    assert data["spans"] == [{"side": "source", "start": 1, "end": 3},
+    assert data["spans"] == [{"side": "target", "start": 4, "end": 9},
                              {"side": "source", "start": 10, "end": 12},
-                             {"side": "target", "start": 4, "end": 9}]
+                             {"side": "source", "start": 1, "end": 3}]
     assert data["parent_id"] == 2 and data["meta"] == {"tool_id": "e-17"}
     data["fields"]["question"] = "changed"
     assert edit.fields == {"question": "Q?"}  # a copy: callers may not alter the row

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from annotator.study.accounts import create_user
 from annotator.models import Assignment, Edit, Span
+from annotator.study.accounts import create_user
 from tests.conftest import PASSWORD, login
 
 STATE_CHANGING = {"POST", "PUT", "PATCH", "DELETE"}

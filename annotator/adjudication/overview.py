@@ -181,13 +181,16 @@ def adjudication_queue(session: Session, project: Project, *, field_name: str | 
     for document in session.scalars(select(Document).where(Document.project_id == project.id)
                                     .order_by(Document.position, Document.id)):
         entry = document_entry(session, document)
-        if entry is None:
-            continue
-        if field_name and field_name not in entry.fields_in_dispute:
-            continue
-        if pair and not set(pair) <= set(entry.annotators):
-            continue
-        entries.append(entry)
+        if entry is not None and in_view(entry, field_name, pair):
+            entries.append(entry)
     return sorted(entries, key=lambda e: (e.status == "complete", e.agreement,
                                           e.document.position, e.document.id))
+
+
+def in_view(entry: QueueEntry, field_name: str | None = None,
+            pair: tuple[str, str] | None = None) -> bool:
+    """Does the queue filtered on ``field_name`` (disputed) and ``pair`` (both annotated)
+    show this entry?"""
+    return ((not field_name or field_name in entry.fields_in_dispute)
+            and (not pair or set(pair) <= set(entry.annotators)))
 

@@ -20,7 +20,7 @@ from annotator.adjudication.store import (
     original_assignments,
     source_edits,
 )
-from annotator.models import Document, Suggestion, TieBreakRequest
+from annotator.models import AdjudicationState, Document, Suggestion, TieBreakRequest
 from annotator.study.projects import project_schema
 
 # Colour-blind-friendly palette (Okabe & Ito 2008), one colour per annotator.
@@ -35,12 +35,17 @@ def decision_dict(x) -> dict:
             "created_at": x.created_at.isoformat(timespec="seconds")}
 
 
-def document_view(session: Session, document: Document, embed=None) -> dict:
+def document_view(session: Session, document: Document, embed=None, *,
+                  freeze: bool = True) -> dict:
+    """The view's data. With ``freeze`` (a POST) the state row is created and a fresh
+    grouping of a ready, open document is recorded; without it (a GET) nothing is written:
+    the units are computed but not stored."""
     schema = project_schema(document.project)
     assignments = original_assignments(session, document)
     ready = is_ready(assignments)
-    state = store.state_of(session, document)
-    units = store.current_units(session, document, embed, freeze=ready and state.status == "open")
+    state = store.state_of(session, document) if freeze else _read_state(session, document)
+    units = store.current_units(session, document, embed,
+                                freeze=freeze and ready and state.status == "open")
     names = sorted(a.user.username for a in assignments)
     colours = {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
     edits = {e.id: edit_snapshot(e) for e in source_edits(assignments)}
@@ -83,6 +88,15 @@ def document_view(session: Session, document: Document, embed=None) -> dict:
         "open": open_items(session, document, units) if ready else None,
         "history": [decision_dict(x) for x in store.history(session, document)],
     }
+
+
+def _read_state(session: Session, document: Document) -> AdjudicationState:
+    """The document's adjudication state without creating it: an unsaved 'open', round 1
+    state (version 0) stands in for a document nobody adjudicated yet."""
+    stored = session.scalar(select(AdjudicationState).where(
+        AdjudicationState.document_id == document.id))
+    return stored or AdjudicationState(document_id=document.id, status="open", round=1,
+                                       version=0)
 
 
 def _rating_row(item, schema) -> dict:

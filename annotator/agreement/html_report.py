@@ -42,6 +42,12 @@ def _png(fig: Figure) -> str:
     return f'<img alt="plot" src="data:image/png;base64,{data}">'
 
 
+def _plain(text) -> str:
+    """Text shown as is in a plot: '$' would start matplotlib math (a user name like
+    '$x^$' crashes the renderer), so every '$' is escaped."""
+    return str(text).replace("$", r"\$")
+
+
 def _bar(labels, series: dict[str, list[float]], title: str, ylabel: str) -> str:
     fig = Figure(figsize=(7.5, 3.0))
     ax = fig.add_subplot()
@@ -49,12 +55,12 @@ def _bar(labels, series: dict[str, list[float]], title: str, ylabel: str) -> str
     width = 0.8 / n
     for i, (name, values) in enumerate(series.items()):
         xs = [x + (i - (n - 1) / 2) * width for x in range(len(labels))]
-        ax.bar(xs, [0 if v is None else v for v in values], width=width, label=str(name))
+        ax.bar(xs, [0 if v is None else v for v in values], width=width, label=_plain(name))
     ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels([str(x) for x in labels], rotation=30 if len(labels) > 6 else 0,
+    ax.set_xticklabels([_plain(x) for x in labels], rotation=30 if len(labels) > 6 else 0,
                        ha="right" if len(labels) > 6 else "center", fontsize=8)
-    ax.set_title(title, fontsize=10)
-    ax.set_ylabel(ylabel, fontsize=9)
+    ax.set_title(_plain(title), fontsize=10)
+    ax.set_ylabel(_plain(ylabel), fontsize=9)
     if n > 1:
         ax.legend(fontsize=8)
     ax.spines[["top", "right"]].set_visible(False)
@@ -103,15 +109,16 @@ def _field_section(key: str, entry: dict) -> str:
         for kind, how in weights.items():
             if kind in c:
                 title = f"Cohen's kappa{how}, {pair}"
-                rows.append(f"<tr>{_named(title, kind)}"
-                            f"{_metric_cells(c[kind])}</tr>")
+                rows.append(f"<tr>{_named(title, kind)}{_metric_cells(c[kind])}</tr>")
     out.append(_table(["coefficient", "value", "95% CI", "band"], rows))
     maj = m.get("majority")
     if maj and maj.get("explanation") is None:
-        out.append(f"<p>Devaraj et al. (2022) majority statistics: majority label on {_num(maj['with_majority'])} of {_num(maj['items'])} "
-                   f"items; among {_num(maj['nonzero_items'])} items with a non-"
-                   f"{_e(maj['zero_label'])} majority, {_num(maj['specific_majority_among_nonzero'])}"
-                   " agree on one specific label (Devaraj et al. 2022).</p>")
+        out.append(
+            f"<p>Majority statistics (Devaraj et al. 2022): majority label on "
+            f"{_num(maj['with_majority'])} of {_num(maj['items'])} items; among "
+            f"{_num(maj['nonzero_items'])} items with a non-{_e(maj['zero_label'])} majority, "
+            f"{_num(maj['specific_majority_among_nonzero'])} agree on one specific label.</p>"
+        )
     for pair, c in ((m.get("cohen") or {}).get("pairs") or {}).items():
         cats = m.get("categories", [])
         head = [f"{c['rows']} \\ {c['columns']}"] + [str(x) for x in cats]
@@ -180,8 +187,14 @@ def _plots(report) -> str:
     groups = qs.get("groups", {})
     if any(groups.values()):
         labels = [f"{g} (n={v['n'] if v else 0})" for g, v in groups.items()]
-        out.append(_bar(labels, {"mean cosine": [v["mean"] if v else None for v in groups.values()]},
-                        "Cosine similarity of questions by evidence overlap", "cosine"))
+        out.append(
+            _bar(
+                labels,
+                {"mean cosine": [v["mean"] if v else None for v in groups.values()]},
+                "Cosine similarity of questions by evidence overlap",
+                "cosine",
+            )
+        )
     else:
         out.append(f"<p class='muted'>{_e(qs.get('explanation'))}</p>")
     return "".join(out)
@@ -201,7 +214,9 @@ def _aggregation(report) -> str:
                         f"{_metric_cells(entry['alpha_interval'])}</tr>")
     if not rows:
         return "<p class='muted'>No ordinal rating field.</p>"
-    return _table(["field", "level", "units", "mean (0-100)", "interval alpha", "95% CI", "band"], rows)
+    return _table(
+        ["field", "level", "units", "mean (0-100)", "interval alpha", "95% CI", "band"], rows
+    )
 
 
 def render_html(report: dict) -> str:

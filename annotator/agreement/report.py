@@ -58,18 +58,34 @@ def build_report(inp: AgreementInput, *, bootstrap: int = 1000, seed: int = 0,
     names = sorted({a for v in annotators.values() for a in v} | {e.annotator for e in inp.edits}
                    | {r.annotator for r in inp.ratings})
     report = {
-        "schema": {"name": schema.name, "title": schema.title, "unit": schema.unit,
-                   "edit_types": [e.name for e in schema.edit_types],
-                   "rating_fields": [{"name": f.name, "type": f.type, "level": f.level}
-                                     for f in schema.ratings]},
-        "settings": {"bootstrap": bootstrap, "seed": seed, "ci_level": 0.95,
-                     "iou_threshold": iou_threshold, "first_span_only": first_span_only},
-        "counts": {"documents": len(docs), "annotators": len(names), "edits": len(inp.edits),
-                   "ratings": len(inp.ratings),
-                   "documents_with_2plus_annotators": sum(len(v) >= 2 for v in annotators.values())},
+        "schema": {
+            "name": schema.name,
+            "title": schema.title,
+            "unit": schema.unit,
+            "edit_types": [e.name for e in schema.edit_types],
+            "rating_fields": [
+                {"name": f.name, "type": f.type, "level": f.level} for f in schema.ratings
+            ],
+        },
+        "settings": {
+            "bootstrap": bootstrap,
+            "seed": seed,
+            "ci_level": 0.95,
+            "iou_threshold": iou_threshold,
+            "first_span_only": first_span_only,
+        },
+        "counts": {
+            "documents": len(docs),
+            "annotators": len(names),
+            "edits": len(inp.edits),
+            "ratings": len(inp.ratings),
+            "documents_with_2plus_annotators": sum(len(v) >= 2 for v in annotators.values()),
+        },
         "warnings": [],
     }
-    report["fields"], report["aggregation"] = _rating_fields(inp, doc_index, boot, report["warnings"])
+    report["fields"], report["aggregation"] = _rating_fields(
+        inp, doc_index, boot, report["warnings"]
+    )
     report["edit_fields"] = _edit_fields(inp, annotators, doc_index, boot)
     report["spans"] = {side: _spans(inp, annotators, side, boot, iou_threshold, first_span_only)
                        for side in SIDES}
@@ -133,7 +149,9 @@ def _spans(inp, annotators, side, boot, threshold, first_only) -> dict:
     labels = [e.name for e in inp.schema.edit_types if side in e.sides]
     if not labels:
         return {"labels": [], "explanation": f"no edit type has spans on the {side} side"}
-    stats = span_statistics(inp.documents, inp.edits, annotators, side, labels, threshold, first_only)
+    stats = span_statistics(
+        inp.documents, inp.edits, annotators, side, labels, threshold, first_only
+    )
     out = {"labels": labels, "pairs": stats["pairs"]}
     for kind in ("exact", "partial"):
         per_doc = stats[kind]
@@ -156,9 +174,11 @@ def _spans(inp, annotators, side, boot, threshold, first_only) -> dict:
         per_doc, domain, delta, (_names, rows) = per_document_coincidence(proj, doc_ids, binary)
         total = per_doc.sum(axis=0)
         if binary:
-            point = lambda rows=rows: krippendorff_alpha(_no_rows(rows), "nominal", [0, 1])  # noqa: E731
+            def point(rows=rows):
+                return krippendorff_alpha(_no_rows(rows), "nominal", [0, 1])
         else:
-            point = lambda total=total, delta=delta, rows=rows: _masi_point(rows, domain, total, delta)  # noqa: E731
+            def point(total=total, delta=delta, rows=rows):
+                return _masi_point(rows, domain, total, delta)
         sentence[name] = metric(point, boot, per_doc,
                                 lambda o, delta=delta: alpha_from_coincidence(o, delta=delta),
                                 "sentence_alpha")

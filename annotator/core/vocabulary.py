@@ -29,3 +29,14 @@ SUGGESTION_ACTIONS = ("accepted", "dismissed")
 def sql_in(column: str, values: tuple[str, ...]) -> str:
     """A CHECK constraint's ``column IN ('a', 'b')`` text built from one of the lists above."""
     return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+# How a project's work is done and summarised; each schema YAML declares one (``mode:``) and
+# annotator.annotate.modes says what each means (page, payload, done rule, results, demo).
+TASK_MODES = ("annotation", "qa-quality", "qa-recall", "plaba", "plainfact")
+
+# The pre-highlighters a schema may ask for (``prehighlighters:``), i.e. the detectors of the
+# alignment engine, and every kind of suggestion they report (the UI colours by kind).
+PREHIGHLIGHTERS = ("trailing", "leaked_instruction", "repetition", "semantic_outlier",
+                   "deletion", "oversimplification")
+SUGGESTION_KINDS = ("deletion", "oversimplification", "trailing", "trailing_noise",
+                    "insertion", "leaked_instruction", "repetition", "semantic_outlier")

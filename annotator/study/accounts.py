@@ -6,8 +6,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from annotator.study import audit
 from annotator.models import ROLES, User
+from annotator.study import audit
 
 MIN_PASSWORD_LENGTH = 8
 
@@ -40,6 +40,27 @@ def authenticate(session: Session, username: str, password: str) -> User | None:
         check_password_hash(_DUMMY_HASH, password)
         return None
     return user if check_password_hash(user.password_hash, password) else None
+
+
+def end_sessions(session: Session, user: User, reason: str) -> None:
+    """Every session cookie of ``user`` stops working (see ``User.session_generation``)."""
+    user.session_generation = (user.session_generation or 0) + 1
+    audit.record(session, "user.sessions_ended", user_id=user.id, object_type="user",
+                 object_id=user.id, reason=reason)
+
+
+def set_password(session: Session, user: User, password: str) -> None:
+    """A new password; sessions opened with the old one end."""
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise AccountError(f"password: at least {MIN_PASSWORD_LENGTH} characters")
+    user.password_hash = generate_password_hash(password)
+    end_sessions(session, user, "password changed")
+
+
+def deactivate(session: Session, user: User) -> None:
+    """The user can no longer log in, and open sessions end now."""
+    user.active = False
+    end_sessions(session, user, "deactivated")
 
 
 def find_user(session: Session, username: str) -> User | None:

@@ -6,8 +6,8 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from sqlalchemy import func, select
 from sqlalchemy.orm import contains_eager
 
-from annotator.study.guideline_text import GuidelineNotFound, guideline_html
 from annotator.models import Assignment, Document, TieBreakRequest
+from annotator.study.guideline_text import GuidelineNotFound, guideline_html
 from annotator.study.projects import project_schema
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
 

@@ -174,4 +174,5 @@ function render(next) {
 document.getElementById("adj-auto").addEventListener("click", () => decide({ action: "auto" }));
 document.getElementById("adj-complete").addEventListener("click", () => decide({ action: "complete" }));
 document.getElementById("adj-reopen").addEventListener("click", () => decide({ action: "reopen", reset: document.getElementById("adj-reset").checked }));
-request("GET", root.dataset.stateUrl).then(render, (err) => showError(err.message));
+// Opening the view freezes the candidate units (an explicit POST; GET state never writes).
+request("POST", root.dataset.groupingUrl).then(render, (err) => showError(err.message));
