@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from annotator.adjudication import decisions
 from annotator.adjudication.grouping import Unit
-from annotator.adjudication.labels import disagreement
+from annotator.adjudication.labels import can_auto_resolve, disagreement
 from annotator.adjudication.ratings import apply_rating_rules, rating_items
 from annotator.adjudication.rules import AutoRules, decide_unit
 from annotator.adjudication.store import (
@@ -155,12 +155,21 @@ def document_entry(session: Session, document: Document) -> QueueEntry | None:
     everyone = sorted(a.user.username for a in assignments)
     views = {e.id: edit_view(e) for e in source_edits(assignments)}
     scores, disputed = [], set()
+    categorical = {et.name: [f.name for f in et.fields if can_auto_resolve(f.type)]
+                   for et in project_schema(document.project).edit_types}
     for unit in units:
         full = set(unit.annotators) == set(everyone)
         scores.append(1.0 if full else 0.0)
         types = {views[i].edit_type for i in unit.edit_ids}
         if not full or len(types) > 1:
             disputed |= types
+        elif len(unit.edit_ids) > 1:
+            # Same evidence, same type, but e.g. severity 1 against 2: a tie the lead must
+            # break, listed as "<edit type>.<field>".
+            (edit_type,) = types
+            for name in categorical.get(edit_type, []):
+                if disagreement([views[i].fields.get(name) for i in unit.edit_ids]) > 0:
+                    disputed.add(f"{edit_type}.{name}")
     for item in rating_items(session, document):
         d = disagreement(list(item.values.values()))
         scores.append(1.0 - d)
