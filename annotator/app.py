@@ -53,7 +53,18 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     csrf.init_app(app)
     app.register_error_handler(413, _too_large)
 
-    from annotator.web import adjudicate, api, auth, dashboard, documents, evaluation
+    from annotator.web import (
+        adjudicate,
+        api,
+        auth,
+        dashboard,
+        datamanager,
+        documents,
+        errors,
+        evaluation,
+        formatting,
+        manage,
+    )
 
     app.register_blueprint(auth.bp)  # first: its login check runs before any other hook
     app.register_blueprint(api.bp)
@@ -61,6 +72,10 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(adjudicate.bp)
     app.register_blueprint(evaluation.bp)
+    app.register_blueprint(datamanager.bp)
+    app.register_blueprint(manage.bp)
+    formatting.register(app)
+    errors.register(app)
 
     @app.teardown_appcontext
     def close_session(_exc):
@@ -110,7 +125,9 @@ def _too_large(exc):
                "(ANNOTATOR_MAX_REQUEST_BYTES).")
     if request.path.startswith("/api/"):
         return jsonify(error="too large", message=message), 413
-    return message, 413
+    from annotator.web.errors import render_error
+
+    return render_error(413, message)
 
 
 def _instance_secret(instance: Path) -> str:

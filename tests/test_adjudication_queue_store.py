@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from annotator.adjudication import decisions as d
+from annotator.adjudication import store
 from annotator.adjudication.overview import adjudication_queue, complete
 from annotator.adjudication.queue import mark_changed, refresh_stale, stored_queue
 from annotator.models import AdjudicationQueueEntry, User
@@ -36,7 +37,7 @@ def test_stored_queue_equals_the_full_computation_and_follows_each_change(databa
     with database.session() as session:  # q2 decided and completed: it moves down
         lee = session.get(User, qa_study["users"]["lee"])
         q2 = load(session, qa_study, "q2")
-        (unit,) = d.current_units(session, q2)
+        (unit,) = store.current_units(session, q2)
         d.accept(session, q2, unit.edit_ids, unit.edit_ids[0], lee)
         complete(session, q2, lee)
     with database.session() as session:

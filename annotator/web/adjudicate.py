@@ -27,6 +27,7 @@ from sqlalchemy import select
 
 from annotator.adjudication import decisions as d
 from annotator.adjudication import store
+from annotator.adjudication.labels import can_auto_resolve
 from annotator.adjudication.overview import apply_automatic, complete
 from annotator.adjudication.queue import stored_queue
 from annotator.adjudication.ratings import resolve_rating, route_to_third
@@ -94,8 +95,10 @@ def queue(project_id: int):
     everyone = sorted(db().scalars(select(User.username).join(
         ProjectMember, ProjectMember.user_id == User.id).where(
         ProjectMember.project_id == project.id, ProjectMember.role == "annotator")))
-    fields = [e.name for e in schema.edit_types] + [r.name for r in schema.ratings
-                                                    if r.type != "text"]
+    fields = ([e.name for e in schema.edit_types]
+              + [f"{e.name}.{f.name}" for e in schema.edit_types for f in e.fields
+                 if can_auto_resolve(f.type)]
+              + [r.name for r in schema.ratings if r.type != "text"])
     return render_template("adjudicate_queue.html", project=project, entries=found.entries,
                            queue=found,
                            fields=fields, pairs=[",".join(p) for p in combinations(everyone, 2)],
