@@ -25,17 +25,26 @@ def test_a_long_answer_fits_and_the_limit_is_named(app, study, ana):
     aid = study["assignments"]["ana"][0]
     made = new_edit(ana, aid)["edit"]
     answer = "word " * 5_000  # 25,000 characters
-    r = ana.send("PUT", f"/api/edits/{made['id']}", {"fields": {"question": "Q?", "answer": answer},
-                                                       "version": made["version"]})
+    r = ana.send(
+        "PUT",
+        f"/api/edits/{made['id']}",
+        {"fields": {"question": "Q?", "answer": answer}, "version": made["version"]},
+    )
     assert r.status_code == 200, r.get_json()
     assert r.get_json()["edit"]["fields"]["answer"] == answer
     app.config["ANNOTATOR"].max_text_chars = 30_000
-    r = ana.send("PUT", f"/api/edits/{made['id']}", {"fields": {"answer": "x" * 30_001},
-                                                       "version": r.get_json()["edit"]["version"]})
+    r = ana.send(
+        "PUT",
+        f"/api/edits/{made['id']}",
+        {"fields": {"answer": "x" * 30_001}, "version": r.get_json()["edit"]["version"]},
+    )
     assert r.status_code == 422
-    assert r.get_json()["problems"] == [{"field": "fields.answer", "message":
-                                         "30,001 characters; the limit is 30,000 "
-                                         "(ANNOTATOR_MAX_TEXT_CHARS)"}]
+    assert r.get_json()["problems"] == [
+        {
+            "field": "fields.answer",
+            "message": "30,001 characters; the limit is 30,000 (ANNOTATOR_MAX_TEXT_CHARS)",
+        }
+    ]
     assert ana.get(f"/api/assignments/{aid}").get_json()["limits"] == {"text": 30_000}
 
 
@@ -63,8 +72,15 @@ def test_an_accept_can_be_withdrawn(app, study, database, ana):
     aid = study["assignments"]["ana"][0]
     doc = doc_of(database, aid)
     with database.session() as session:
-        s = Suggestion(document_id=doc["id"], kind="deletion", method="t", score=0.9,
-                       explanation="x", source_spans=[[0, 8]], target_spans=[])
+        s = Suggestion(
+            document_id=doc["id"],
+            kind="deletion",
+            method="t",
+            score=0.9,
+            explanation="x",
+            source_spans=[[0, 8]],
+            target_spans=[],
+        )
         session.add(s)
         session.commit()
         sid = s.id
@@ -92,14 +108,21 @@ def test_edit_numbers_in_the_missing_list_are_per_annotator(study, ana, ben):
 def test_plainfact_refuses_external_with_a_sentence_number(app, database):
     from annotator.models import Assignment, Document, Project, User
     from annotator.study.demo import DEMO_USERS, create_demo
+
     with database.session() as session:
         create_demo(session)
         project = session.scalar(select(Project).where(Project.name == "demo-plainfact"))
-        aid = session.scalar(select(Assignment.id).join(Document).join(User).where(
-            Document.project_id == project.id, User.username == "ana").order_by(Assignment.id))
+        aid = session.scalar(
+            select(Assignment.id)
+            .join(Document)
+            .join(User)
+            .where(Document.project_id == project.id, User.username == "ana")
+            .order_by(Assignment.id)
+        )
     api = Api.__new__(Api)
     api.client = app.test_client()
     from tests.conftest import csrf_token, login
+
     login(api.client, "ana", {n: p for n, _, p in DEMO_USERS}["ana"])
     api.token = csrf_token(api.client, "/my")
     url = f"/api/assignments/{aid}/ratings"

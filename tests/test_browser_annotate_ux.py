@@ -24,7 +24,7 @@ from tests.browser_helpers import (
     wait_saved,
     watch_errors,
 )
-from tests.conftest import browser_login
+from tests.conftest import ARTIFACTS, browser_login
 
 pytestmark = pytest.mark.browser
 
@@ -32,15 +32,23 @@ pytestmark = pytest.mark.browser
 def server_edits(database, assignment_id):
     with database.session() as session:
         a = session.get(Assignment, assignment_id)
-        return [{"id": e.id, "type": e.edit_type, "fields": dict(e.fields), "version": e.version,
-                 "spans": sorted((s.side, s.start, s.end) for s in e.spans)}
-                for e in sorted(a.edits, key=lambda e: e.id)]
+        return [
+            {
+                "id": e.id,
+                "type": e.edit_type,
+                "fields": dict(e.fields),
+                "version": e.version,
+                "spans": sorted((s.side, s.start, s.end) for s in e.spans),
+            }
+            for e in sorted(a.edits, key=lambda e: e.id)
+        ]
 
 
 def server_actions(database, suggestion_ids):
     with database.session() as session:
-        rows = session.scalars(select(SuggestionAction).where(
-            SuggestionAction.suggestion_id.in_(suggestion_ids))).all()
+        rows = session.scalars(
+            select(SuggestionAction).where(SuggestionAction.suggestion_id.in_(suggestion_ids))
+        ).all()
         return {r.suggestion_id: r.action for r in rows}
 
 
@@ -60,7 +68,8 @@ def test_double_click_on_a_menu_choice_adds_no_stray_span(page, live_server, stu
     box = choice.bounding_box()
     # A point of the menu choice with a letter of the text underneath it: where the second
     # click of the double-click lands once the first has closed the menu.
-    x, y = page.evaluate("""([x0, y0, w, h]) => {
+    x, y = page.evaluate(
+        """([x0, y0, w, h]) => {
         const pop = document.getElementById('popover');
         pop.style.visibility = 'hidden';
         try {
@@ -72,12 +81,16 @@ def test_double_click_on_a_menu_choice_adds_no_stray_span(page, live_server, stu
             }
             return null;
         } finally { pop.style.visibility = ''; }
-    }""", [box["x"], box["y"], box["width"], box["height"]])
+    }""",
+        [box["x"], box["y"], box["width"], box["height"]],
+    )
     page.mouse.dblclick(x, y)
     settle(page)
     page.wait_for_timeout(300)
     assert page.locator("#edit-form .chip").count() == 1
-    assert [e["spans"] for e in server_edits(database, aid)] == [[("source", *span(SOURCE, "124 adults"))]]
+    assert [e["spans"] for e in server_edits(database, aid)] == [
+        [("source", *span(SOURCE, "124 adults"))]
+    ]
 
 
 def test_keyboard_help_lists_keys_as_keys(page, live_server, study):
@@ -88,7 +101,9 @@ def test_keyboard_help_lists_keys_as_keys(page, live_server, study):
     assert "[object" not in help_text and ",\n" not in help_text
     row = page.locator("#help tr", has_text="Redo")
     assert row.locator("kbd").all_inner_texts() == ["Ctrl", "Shift", "Z"]
-    assert page.locator("#help tr", has_text="Next suggestion").locator("td").first.inner_text() == "j"
+    assert (
+        page.locator("#help tr", has_text="Next suggestion").locator("td").first.inner_text() == "j"
+    )
 
 
 def test_undo_and_redo_spans_fields_delete_and_suggestions(page, live_server, study, database):
@@ -169,11 +184,16 @@ def test_undo_and_redo_spans_fields_delete_and_suggestions(page, live_server, st
     kb.press("Control+Shift+z")
     settle(page)
     page.wait_for_timeout(300)
-    accepted = [e for e in server_edits(database, aid) if e["spans"] == [
-        ("source", *span(SOURCE, "double-blind, placebo-controlled"))]]
+    accepted = [
+        e
+        for e in server_edits(database, aid)
+        if e["spans"] == [("source", *span(SOURCE, "double-blind, placebo-controlled"))]
+    ]
     assert len(accepted) == 1
     with database.session() as session:
-        record = session.scalar(select(SuggestionAction).where(SuggestionAction.suggestion_id == ids[0]))
+        record = session.scalar(
+            select(SuggestionAction).where(SuggestionAction.suggestion_id == ids[0])
+        )
         assert (record.action, record.edit_id) == ("accepted", accepted[0]["id"])
 
     # dismiss: undone, the suggestion is open again
@@ -192,14 +212,20 @@ def test_undo_and_redo_spans_fields_delete_and_suggestions(page, live_server, st
 
 def test_insertion_suggestions_are_marked_and_tooltips_close(page, live_server, study, database):
     aid = study["assignments"]["ana"][0]
-    insertion = {"kind": "insertion", "target_spans": [list(span(TARGET, "got the drug ketamine"))],
-                 "explanation": "Words added in the middle of an aligned sentence.", "score": 0.2}
+    insertion = {
+        "kind": "insertion",
+        "target_spans": [list(span(TARGET, "got the drug ketamine"))],
+        "explanation": "Words added in the middle of an aligned sentence.",
+        "score": 0.2,
+    }
     prepare(database, aid, suggestions=standard_suggestions() + [insertion])
     browser_login(page, live_server, "ana")
     open_page(page, live_server, aid)
     page.locator("input[data-kind=insertion]").check()
     seg = page.locator(".seg.sg-insertion").first
-    style = seg.evaluate("e => { const s = getComputedStyle(e); return [s.backgroundColor, s.textDecorationLine]; }")
+    style = seg.evaluate(
+        "e => { const s = getComputedStyle(e); return [s.backgroundColor, s.textDecorationLine]; }"
+    )
     assert style[0] not in ("rgba(0, 0, 0, 0)", "transparent") and "underline" in style[1]
     dot = page.locator("label.sg-insertion .dot").evaluate("e => getComputedStyle(e).color")
     assert dot != page.locator("label.sg-insertion").evaluate("e => getComputedStyle(e).color")
@@ -221,18 +247,34 @@ def test_insertion_suggestions_are_marked_and_tooltips_close(page, live_server, 
     assert page.locator("#tooltip").is_hidden()
 
 
-def test_plaba_shows_no_suggestions_it_cannot_accept_and_no_new_edit_heading(page, live_server, app, database):
+def test_plaba_shows_no_suggestions_it_cannot_accept_and_no_new_edit_heading(
+    page, live_server, app, database
+):
     from annotator.models import Document, Project, User
     from annotator.study.demo import DEMO_USERS, create_demo
+
     with database.session() as session:
         create_demo(session)
         project = session.scalar(select(Project).where(Project.name == "demo-plaba"))
-        a = session.scalar(select(Assignment).join(Document).join(User).where(
-            Document.project_id == project.id, User.username == "ana").order_by(Assignment.id))
+        a = session.scalar(
+            select(Assignment)
+            .join(Document)
+            .join(User)
+            .where(Document.project_id == project.id, User.username == "ana")
+            .order_by(Assignment.id)
+        )
         doc = a.document
-        session.add(Suggestion(document_id=doc.id, kind="deletion", method="t", score=0.9,
-                               explanation="no edit type takes this", source_spans=[[0, 5]],
-                               target_spans=[]))
+        session.add(
+            Suggestion(
+                document_id=doc.id,
+                kind="deletion",
+                method="t",
+                score=0.9,
+                explanation="no edit type takes this",
+                source_spans=[[0, 5]],
+                target_spans=[],
+            )
+        )
         session.commit()
         aid = a.id
     password = {n: p for n, _, p in DEMO_USERS}["ana"]
@@ -251,7 +293,9 @@ def test_edit_numbers_count_this_annotators_edits_only(page, live_server, study,
     ana, ben = study["assignments"]["ana"][0], study["assignments"]["ben"][0]
     prepare(database, ana)
     for phrase in ("double-blind", "124 adults", "ketamine"):
-        add_edit(database, ana, spans=[("source", *span(SOURCE, phrase))], fields={"question": "Q?"})
+        add_edit(
+            database, ana, spans=[("source", *span(SOURCE, phrase))], fields={"question": "Q?"}
+        )
     browser_login(page, live_server, "ben")
     open_page(page, live_server, ben)
     drag_select(page, "source", *span(SOURCE, "Opioid use"))
@@ -290,7 +334,9 @@ def test_a_long_answer_saves_and_beyond_the_limit_says_why(page, live_server, st
 
 
 @pytest.mark.parametrize("width,height", [(1024, 768), (720, 450)])
-def test_narrow_window_keeps_the_sidebar_beside_the_texts(chromium, live_server, study, database, width, height):
+def test_narrow_window_keeps_the_sidebar_beside_the_texts(
+    chromium, live_server, study, database, width, height
+):
     """1024 px wide, and 200 % zoom of a 1440 x 900 window (720 x 450 CSS pixels)."""
     aid = study["assignments"]["ana"][0]
     prepare(database, aid, suggestions=standard_suggestions())
@@ -307,6 +353,8 @@ def test_narrow_window_keeps_the_sidebar_beside_the_texts(chromium, live_server,
         assert side["y"] < height / 2 and side["x"] + side["width"] <= width + 1
         assert page.locator("#new-edit").is_visible()
         assert page.evaluate("document.documentElement.scrollWidth") <= width
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"annotate-{width}px.png"))
     finally:
         context.close()
 
@@ -314,21 +362,40 @@ def test_narrow_window_keeps_the_sidebar_beside_the_texts(chromium, live_server,
 def test_kinds_and_types_differ_without_colour_and_have_names(page, live_server, study, database):
     aid = study["assignments"]["ana"][0]
     prepare(database, aid, suggestions=standard_suggestions())
-    add_edit(database, aid, "deletion", {"question": "Q?"}, [("source", *span(SOURCE, "124 adults"))])
-    add_edit(database, aid, "oversimplification", {"question": "Q?"},
-             [("source", *span(SOURCE, "Pain was measured")), ("target", *span(TARGET, "Their pain"))])
+    add_edit(
+        database, aid, "deletion", {"question": "Q?"}, [("source", *span(SOURCE, "124 adults"))]
+    )
+    add_edit(
+        database,
+        aid,
+        "oversimplification",
+        {"question": "Q?"},
+        [("source", *span(SOURCE, "Pain was measured")), ("target", *span(TARGET, "Their pain"))],
+    )
     browser_login(page, live_server, "ana")
     open_page(page, live_server, aid)
     style = "e => getComputedStyle(e).textDecorationStyle"
-    lines = {kind: page.locator(f".seg.sg-{kind}").first.evaluate(style)
-             for kind in ("deletion", "oversimplification", "leaked_instruction")}
+    lines = {
+        kind: page.locator(f".seg.sg-{kind}").first.evaluate(style)
+        for kind in ("deletion", "oversimplification", "leaked_instruction")
+    }
     assert len(set(lines.values())) == 3, lines
-    bars = {t: page.locator(".seg.has-edit", has_text=phrase).first.evaluate("e => e.style.backgroundImage")
-            for t, phrase in (("deletion", "124"), ("oversimplification", "Pain was"))}
-    assert bars["deletion"].startswith("linear-gradient") and bars["oversimplification"].startswith("repeating-linear-gradient")
-    marks = page.get_by_role("group", name="Deletion suggestion: double-blind, placebo-controlled", exact=True)
+    bars = {
+        t: page.locator(".seg.has-edit", has_text=phrase).first.evaluate(
+            "e => e.style.backgroundImage"
+        )
+        for t, phrase in (("deletion", "124"), ("oversimplification", "Pain was"))
+    }
+    assert bars["deletion"].startswith("linear-gradient") and bars["oversimplification"].startswith(
+        "repeating-linear-gradient"
+    )
+    marks = page.get_by_role(
+        "group", name="Deletion suggestion: double-blind, placebo-controlled", exact=True
+    )
     assert marks.count() == 1
-    assert page.get_by_role("group", name="Oversimplification #2: Their pain", exact=True).count() == 1
+    assert (
+        page.get_by_role("group", name="Oversimplification #2: Their pain", exact=True).count() == 1
+    )
 
 
 def test_suggested_category_shows_its_label(page, live_server, database, users, tmp_path):
@@ -342,15 +409,32 @@ def test_suggested_category_shows_its_label(page, live_server, database, users, 
     from tests.test_browser_overgeneration import TARGET as OG_TARGET
 
     with database.session() as session:
-        project = create_project(session, "og", "overgeneration", leads=[session.get(User, users["lee"])])
-        import_file(session, project, write_jsonl(tmp_path / "og.jsonl", [
-            {"id": "og-1", "sentences": [{"source": OG_SOURCE, "target": OG_TARGET}]}]))
+        project = create_project(
+            session, "og", "overgeneration", leads=[session.get(User, users["lee"])]
+        )
+        import_file(
+            session,
+            project,
+            write_jsonl(
+                tmp_path / "og.jsonl",
+                [{"id": "og-1", "sentences": [{"source": OG_SOURCE, "target": OG_TARGET}]}],
+            ),
+        )
         assign_documents(session, project, ["ana", "ben"])
         a = session.query(Assignment).filter_by(user_id=users["ana"]).one()
         start = OG_TARGET.index(LEAK)
-        session.add(Suggestion(document_id=a.document_id, kind="leaked_instruction", method="lexicon",
-                               score=0.95, explanation="pattern", category="leaked_instruction",
-                               source_spans=[], target_spans=[[start, start + len(LEAK)]]))
+        session.add(
+            Suggestion(
+                document_id=a.document_id,
+                kind="leaked_instruction",
+                method="lexicon",
+                score=0.95,
+                explanation="pattern",
+                category="leaked_instruction",
+                source_spans=[],
+                target_spans=[[start, start + len(LEAK)]],
+            )
+        )
         session.commit()
         aid = a.id
     browser_login(page, live_server, "ana")
@@ -396,17 +480,17 @@ def test_whole_annotation_with_the_keyboard_only(page, live_server, study, datab
     kb.press("Enter")
     page.wait_for_selector("#annotate[data-ready='1']")
 
-    for _ in range(30):                # Tab to the original text
+    for _ in range(30):  # Tab to the original text
         kb.press("Tab")
         if page.evaluate("document.activeElement.matches('.scroller[data-side=source]')"):
             break
-    kb.press("ArrowRight")             # "BACKGROUND"
-    kb.press("ArrowRight")             # "Opioid"
-    kb.press("Shift+ArrowRight")       # "Opioid use"
+    kb.press("ArrowRight")  # "BACKGROUND"
+    kb.press("ArrowRight")  # "Opioid"
+    kb.press("Shift+ArrowRight")  # "Opioid use"
     assert page.evaluate("getSelection().toString()") == "Opioid use"
-    kb.press("Enter")                  # the new-edit menu, focus on its first choice
+    kb.press("Enter")  # the new-edit menu, focus on its first choice
     wait_for(page, "document.activeElement.classList.contains('pop-choice')")
-    kb.press("d")                      # deletion
+    kb.press("d")  # deletion
     page.wait_for_selector("#edit-form .span-row[data-side=source] .chip")
     kb.press("q")
     kb.type("How many patients still used opioids?")
@@ -414,10 +498,10 @@ def test_whole_annotation_with_the_keyboard_only(page, live_server, study, datab
     kb.press("w")
     kb.type("Most of them; the abstract gives no number.")
     kb.press("Escape")
-    kb.press("Escape")                 # close the edit
+    kb.press("Escape")  # close the edit
 
     kb.press("j")
-    kb.press("a")                      # accept the deletion suggestion
+    kb.press("a")  # accept the deletion suggestion
     wait_for(page, "document.activeElement.dataset.field === 'question'")
     kb.type("How was the trial kept blind?")
     kb.press("Escape")
@@ -426,9 +510,9 @@ def test_whole_annotation_with_the_keyboard_only(page, live_server, study, datab
     kb.press("Escape")
     kb.press("Escape")
     kb.press("j")
-    kb.press("x")                      # dismiss the oversimplification ...
-    kb.press("x")                      # ... and the leaked instruction
-    kb.press("Control+z")              # a slip: undo the last dismissal
+    kb.press("x")  # dismiss the oversimplification ...
+    kb.press("x")  # ... and the leaked instruction
+    kb.press("Control+z")  # a slip: undo the last dismissal
     page.wait_for_timeout(300)
     assert "1 suggestion to review" in page.locator("#suggestion-card").inner_text()
     kb.press("j")
@@ -440,10 +524,18 @@ def test_whole_annotation_with_the_keyboard_only(page, live_server, study, datab
     assert data["assignment"]["status"] == "done"
     by_origin = {e["suggestion_id"]: e for e in data["edits"]}
     manual = by_origin[None]
-    assert manual["spans"] == [{"side": "source", "start": SOURCE.index("Opioid use"),
-                                "end": SOURCE.index("Opioid use") + len("Opioid use")}]
+    assert manual["spans"] == [
+        {
+            "side": "source",
+            "start": SOURCE.index("Opioid use"),
+            "end": SOURCE.index("Opioid use") + len("Opioid use"),
+        }
+    ]
     assert manual["fields"]["answer"] == "Most of them; the abstract gives no number."
     assert by_origin[ids[0]]["fields"]["question"] == "How was the trial kept blind?"
     assert {s["id"]: s["action"] for s in data["suggestions"]} == {
-        ids[0]: "accepted", ids[1]: "dismissed", ids[2]: "dismissed"}
+        ids[0]: "accepted",
+        ids[1]: "dismissed",
+        ids[2]: "dismissed",
+    }
     assert errors == []

@@ -26,8 +26,13 @@ def demo(app, database):
 
 def first_assignment(database, project_id, username="ana", need=None):
     with database.session() as session:
-        for a in session.scalars(select(Assignment).join(Document).join(User).where(
-                Document.project_id == project_id, User.username == username).order_by(Assignment.id)):
+        for a in session.scalars(
+            select(Assignment)
+            .join(Document)
+            .join(User)
+            .where(Document.project_id == project_id, User.username == username)
+            .order_by(Assignment.id)
+        ):
             if need is None or need(session, a):
                 return a.id
     raise AssertionError("no assignment")
@@ -45,7 +50,9 @@ def settle(page):
 
 
 @pytest.mark.parametrize("project", ["demo-qa-quality", "demo-qa-recall", "demo-plainfact"])
-def test_guidelines_help_and_timer_on_every_evaluation_page(demo, database, live_server, page, project):
+def test_guidelines_help_and_timer_on_every_evaluation_page(
+    demo, database, live_server, page, project
+):
     aid = first_assignment(database, demo[project])
     browser_login(page, live_server, "ana", PASSWORDS["ana"])
     page.goto(f"{live_server}/assignments/{aid}")
@@ -54,7 +61,9 @@ def test_guidelines_help_and_timer_on_every_evaluation_page(demo, database, live
     help_box = page.locator("#help")
     assert help_box.is_visible()
     assert "[object" not in help_box.inner_text() and "Next item" in help_box.inner_text()
-    assert help_box.locator("tr", has_text="Mark the document done").locator("kbd").all_inner_texts() == ["Ctrl", "Enter"]
+    assert help_box.locator("tr", has_text="Mark the document done").locator(
+        "kbd"
+    ).all_inner_texts() == ["Ctrl", "Enter"]
     page.keyboard.press("Escape")
     assert help_box.is_hidden()
     page.keyboard.press("/")
@@ -72,21 +81,40 @@ def test_a_missing_rationale_links_to_its_item(demo, database, live_server, page
     pid = demo["demo-qa-quality"]
 
     def has_two_items(session, a):
-        return len(session.scalars(select(EvalQAItem.id).where(
-            EvalQAItem.document_id == a.document_id, EvalQAItem.sampled.is_(True))).all()) >= 2
+        return (
+            len(
+                session.scalars(
+                    select(EvalQAItem.id).where(
+                        EvalQAItem.document_id == a.document_id, EvalQAItem.sampled.is_(True)
+                    )
+                ).all()
+            )
+            >= 2
+        )
+
     aid = first_assignment(database, pid, need=has_two_items)
     browser_login(page, live_server, "ana", PASSWORDS["ana"])
     page.goto(f"{live_server}/assignments/{aid}")
     page.locator("#criteria .criterion").first.wait_for()
     count = page.evaluate("window.evalPage.data.items.length")
-    answers = (("givenness", "good"), ("localization", "good"), ("jargon", "none"), ("standalone", "yes"),
-               ("answerable_original", "single"), ("answerable_simplification", "not"),
-               ("answer_accuracy", "yes"), ("evidence_accuracy", "yes"), ("hallucination", "none"))
+    answers = (
+        ("givenness", "good"),
+        ("localization", "good"),
+        ("jargon", "none"),
+        ("standalone", "yes"),
+        ("answerable_original", "single"),
+        ("answerable_simplification", "not"),
+        ("answer_accuracy", "yes"),
+        ("evidence_accuracy", "yes"),
+        ("hallucination", "none"),
+    )
     for n in range(count):
         for field, value in answers:
             if n == 1 and field == "answer_accuracy":
                 value = "no"  # negative, and no rationale given
-            page.locator(f".criterion[data-field={field}] label:has(input[value='{value}'])").click()
+            page.locator(
+                f".criterion[data-field={field}] label:has(input[value='{value}'])"
+            ).click()
             settle(page)
         page.keyboard.press("Escape")
         page.keyboard.press("j")  # next item from the keyboard
@@ -96,12 +124,16 @@ def test_a_missing_rationale_links_to_its_item(demo, database, live_server, page
     text = page.locator("#missing").inner_text()
     assert "Some ratings are missing" not in text
     assert "Not done yet: 1 thing missing" in text
-    entry = page.locator("#missing li button", has_text="item 2: Answer accuracy is negative: give a rationale")
+    entry = page.locator(
+        "#missing li button", has_text="item 2: Answer accuracy is negative: give a rationale"
+    )
     assert entry.count() == 1
-    page.keyboard.press("j")       # move away, then jump back through the list
+    page.keyboard.press("j")  # move away, then jump back through the list
     entry.click()
     assert page.locator("#item-pos").inner_text() == f"Item 2 of {count}"
-    assert page.evaluate("document.activeElement.matches('.criterion[data-field=answer_accuracy] input.why')")
+    assert page.evaluate(
+        "document.activeElement.matches('.criterion[data-field=answer_accuracy] input.why')"
+    )
     page.evaluate("window.scrollTo(0, 0)")
     shot(page, "eval_qa_quality.png")
     page.keyboard.type("The dose in the answer is wrong.")

@@ -11,7 +11,7 @@ from annotator.commands import open_database, project_or_exit
 
 
 def project_report(session, project, *, bootstrap: int, seed: int, first_span_only: bool,
-                   iou: float, embeddings: bool) -> dict:
+                   iou: float, embeddings: bool, sentences: str = "stored") -> dict:
     from annotator.agreement.report import build_report
     from annotator.agreement.store import load_agreement_input, prehighlighter_precision
 
@@ -21,6 +21,10 @@ def project_report(session, project, *, bootstrap: int, seed: int, first_span_on
 
         embed = default_embedder().encode
     data = load_agreement_input(session, project, embed=embed)
+    if sentences != "stored":
+        from annotator.agreement.sentences import resplit
+
+        data.documents = resplit(data.documents, sentences)
     report = build_report(data, bootstrap=bootstrap, seed=seed, iou_threshold=iou,
                           first_span_only=first_span_only)
     report["project"] = project.name
@@ -46,10 +50,15 @@ def project_report(session, project, *, bootstrap: int, seed: int, first_span_on
                    "InfoLossQA figures did (default: every span counts).")
 @click.option("--iou", default=0.5, show_default=True, type=click.FloatRange(0, 1),
               help="Token IoU needed for a partial span match.")
+@click.option("--sentences", type=click.Choice(["stored", "punkt"]), default="stored",
+              show_default=True,
+              help="Sentence boundaries for sentence-level alpha: the documents' own (stored at "
+                   "import) or NLTK's Punkt with default parameters, the convention of the "
+                   "InfoLossQA reference figures.")
 @click.option("--no-embeddings", is_flag=True,
               help="Skip question similarity (it loads the sentence-embedding model).")
 def agreement(project_name, as_json, html_path, bootstrap, seed, save_settings,
-              first_span_only, iou, no_embeddings):
+              first_span_only, iou, sentences, no_embeddings):
     """Inter-annotator agreement of PROJECT, on the annotators' own (pre-adjudication) work.
 
     Counts documents marked done by two or more annotators. Prints a summary, or with
@@ -71,7 +80,7 @@ def agreement(project_name, as_json, html_path, bootstrap, seed, save_settings,
         seed = configured["seed"] if seed is None else seed
         report = project_report(session, project, bootstrap=bootstrap, seed=seed,
                                 first_span_only=first_span_only, iou=iou,
-                                embeddings=not no_embeddings)
+                                embeddings=not no_embeddings, sentences=sentences)
     if html_path:
         from annotator.agreement.html_report import render_html
 
@@ -84,26 +93,56 @@ def agreement(project_name, as_json, html_path, bootstrap, seed, save_settings,
         click.echo(f"HTML report written to {html_path}")
 
 
+def _shown(metric: dict | None) -> str:
+    """Value, 95% CI and band of a metric; when undefined, "n/a" and the reason."""
+    if not metric or metric.get("value") is None:
+        reason = (metric or {}).get("explanation") or "not computed"
+        return f"n/a ({reason})"
+    text = f"{metric['value']:.3f}"
+    ci = metric.get("ci") or {}
+    if ci.get("low") is not None:
+        text += f"  [{ci['low']:.3f}, {ci['high']:.3f}]"
+    band = metric.get("band") or (metric.get("interpretation") or {}).get("band")
+    return f"{text}  {band}" if band else text
+
+
 def summary_text(report: dict) -> str:
+    """The report in a few readable lines: each headline coefficient by name (the raw JSON
+    key in brackets), the span F1s, the Devaraj majority statistics, the pre-highlighters."""
+    from annotator.agreement.names import describe
+
     counts = report["counts"]
-    lines = [f"{report['project']}: {counts['documents']} documents, {counts['annotators']} "
-             f"annotators, {counts['edits']} edits, {counts['ratings']} ratings "
-             f"({counts['documents_with_2plus_annotators']} documents with 2+ annotators)"]
+    lines = [(f"{report['project']}: {counts['documents']} documents, {counts['annotators']} "
+              f"annotators, {counts['edits']} edits, {counts['ratings']} ratings "
+              f"({counts['documents_with_2plus_annotators']} documents with 2+ annotators)")]
     for row in report.get("interpretation", []):
-        value = row.get("value")
-        shown = "n/a" if value is None else f"{value:.3f}"
-        lines.append(f"  {row['metric']:<48} {shown:>7}  {row.get('band', '')}")
+        title = row.get("title") or row["metric"]
+        lines.append(f"  {title}: {_shown(row)}  <{row['metric']}>")
     for side, entry in report.get("spans", {}).items():
         for kind in ("exact", "partial"):
             macro = (entry.get(kind) or {}).get("macro")
             if macro is not None:
-                value = macro.get("value")
-                shown = "n/a" if value is None else f"{value:.3f}"
-                name = f"spans.{side}.{kind}_f1.macro"
-                lines.append(f"  {name:<48} {shown:>7}")
+                key = f"spans.{side}.{kind}_f1.macro"
+                lines.append(f"  {describe(key)['title']}: {_shown(macro)}  <{key}>")
+    for group in ("fields", "edit_fields"):
+        for key, entry in report.get(group, {}).items():
+            majority = (entry.get("metrics") or {}).get("majority")
+            if not majority:
+                continue
+            name = entry.get("label") or key
+            if majority.get("explanation"):
+                lines.append(f"  {name}: majority statistics n/a ({majority['explanation']})")
+                continue
+            specific = majority["specific_majority_among_nonzero"]
+            lines.append(
+                f"  {name}: majority label on {majority['with_majority']:.3f} of "
+                f"{majority['items']} items; {majority['nonzero_items']} with a "
+                f"non-{majority['zero_label']} majority, of which "
+                + ("none" if specific is None else f"{specific:.3f}")
+                + " agree on one label (Devaraj et al. 2022)")
     for kind, entry in report.get("prehighlighters", {}).items():
         if entry["precision"] is not None:
-            lines.append(f"  pre-highlighter {kind:<31} precision {entry['precision']:.3f}  "
+            lines.append(f"  pre-highlighter {kind}: precision {entry['precision']:.3f} "
                          f"({entry['accepted']} accepted, {entry['dismissed']} dismissed)")
     for warning in report.get("warnings", []):
         lines.append(f"  warning: {warning}")
