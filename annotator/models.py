@@ -176,6 +176,8 @@ class Assignment(Versioned, Base):
     seconds_spent: Mapped[float] = mapped_column(Float, default=0.0)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # POSIX time of the last time heartbeat: the next one is credited at most the time since.
+    last_time_report: Mapped[float | None] = mapped_column(Float, nullable=True)
     # What an imported record carried beyond the edits (a tool's own ids, per-record metadata),
     # kept so that exports give it back.
     meta: Mapped[dict[str, Any]] = mapped_column(default=dict)
@@ -424,6 +426,35 @@ class GoldRating(Base):
     method: Mapped[str] = mapped_column(String(16))
 
     decision: Mapped[AdjudicationDecision] = relationship()
+
+
+class AdjudicationQueueEntry(Base):
+    """The adjudication queue, stored: one row per document whose adjudication inputs
+    changed at least once, kept up to date incrementally (see
+    :mod:`annotator.adjudication.queue`). ``changes`` is bumped by every change to the
+    document's assignments, edits, ratings or decisions; the entry is current while
+    ``computed == changes``. ``annotators`` and ``disputed`` are '|a|b|' lists, so the
+    page filters them with LIKE on both SQLite and PostgreSQL."""
+
+    __tablename__ = "adjudication_queue"
+    __table_args__ = (Index("ix_adjudication_queue_order", "project_id", "ready", "complete",
+                            "agreement", "position"),
+                      Index("ix_adjudication_queue_stale", "project_id", "stale"))
+
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    changes: Mapped[int] = mapped_column(Integer, default=1)
+    computed: Mapped[int] = mapped_column(Integer, default=0)
+    stale: Mapped[bool] = mapped_column(default=True)  # computed != changes, indexed
+    ready: Mapped[bool] = mapped_column(default=False)
+    complete: Mapped[bool] = mapped_column(default=False)
+    agreement: Mapped[float] = mapped_column(Float, default=1.0)
+    open_total: Mapped[int] = mapped_column(Integer, default=0)
+    open_summary: Mapped[str] = mapped_column(Text, default="")
+    annotators: Mapped[str] = mapped_column(Text, default="|")
+    disputed: Mapped[str] = mapped_column(Text, default="|")
+    position: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class TieBreakRequest(Base):

@@ -9,10 +9,15 @@ from sqlalchemy import select
 from annotator.adjudication import decisions as d
 from annotator.adjudication import store
 from annotator.adjudication.gold import gold_record, release_blocker
-from annotator.adjudication.overview import adjudication_queue, apply_automatic, complete, open_items
+from annotator.adjudication.overview import (
+    adjudication_queue,
+    apply_automatic,
+    complete,
+    open_items,
+)
 from annotator.annotate.store import ValidationFailed
 from annotator.models import AdjudicationDecision, AuditEvent, Edit, User
-from tests.test_adjudication_support import load, project_of, qa_study, span  # noqa: F401
+from tests.adjudication_fixtures import load, phrase_span, project_of
 
 
 @pytest.fixture
@@ -56,7 +61,7 @@ def test_accept_copies_one_edit_and_records_who_what_before_after(q1):
 
 def test_merge_starts_from_either_edit_with_the_leads_spans_and_text(q1):
     session, document, lee, units, e = q1
-    merged_span = span(document.source, "2.5 mg/kg i.v. daily for 12 weeks", "source")
+    merged_span = phrase_span(document.source, "2.5 mg/kg i.v. daily for 12 weeks", "source")
     with pytest.raises(ValidationFailed):
         d.merge(session, document, units[0].edit_ids, e["e1"], lee,
                 fields={"question": "", "answer": "x"})
@@ -99,7 +104,10 @@ def test_regroup_by_hand_splits_and_protects_decided_units(q1):
         d.regroup(session, document, [[e["e1"], e["e2"]], [e["e3"]]], lee)
     kinds = [x.kind for x in store.history(session, document)]
     assert kinds == ["regroup", "regroup", "accept"]
-    assert store.history(session, document)[0].retracted_by_id == store.history(session, document)[1].id
+    assert (
+        store.history(session, document)[0].retracted_by_id
+        == store.history(session, document)[1].id
+    )
 
 
 def test_undo_retracts_but_keeps_history(q1):
@@ -169,7 +177,10 @@ def test_queue_orders_by_least_agreement_and_filters(database, qa_study):
         assert [q.document.external_id for q in queue] == ["q1", "q2"]  # q3 not finished
         assert queue[0].agreement == pytest.approx(0.5) and queue[1].agreement == 1.0
         assert queue[0].open["units"] == 2
-        assert queue[0].fields_in_dispute == ["oversimplification"]
+        # ana and ben agree on the deletion's evidence but not its severity (2 vs 1): a tie.
+        assert queue[0].fields_in_dispute == ["deletion.severity", "oversimplification"]
+        assert [q.document.external_id for q in adjudication_queue(
+            session, project, field_name="deletion.severity")] == ["q1"]
         assert [q.document.external_id for q in adjudication_queue(
             session, project, field_name="oversimplification")] == ["q1"]
         assert adjudication_queue(session, project, pair=("ana", "cy")) == []

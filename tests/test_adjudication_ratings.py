@@ -15,8 +15,7 @@ from annotator.adjudication.overview import apply_automatic, complete, open_item
 from annotator.adjudication.ratings import rating_items, resolve_rating, route_to_third
 from annotator.annotate.store import ValidationFailed, set_rating
 from annotator.cli import main
-from annotator.models import Assignment, Document, TieBreakRequest, User
-from tests.test_adjudication_support import factuality_study, qa_study  # noqa: F401
+from annotator.models import Document, TieBreakRequest, User
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from sqlalchemy import func, select
 
 from annotator.models import AdjudicationDecision, AdjudicationState
 from tests.conftest import csrf_token, login
-from tests.test_adjudication_support import qa_study  # noqa: F401
 
 
 @pytest.fixture

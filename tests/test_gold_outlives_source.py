@@ -9,9 +9,8 @@ from sqlalchemy import delete
 
 from annotator.adjudication.gold import gold_record
 from annotator.models import Edit
+from tests.adjudication_fixtures import assignment_of, load, release
 from tests.conftest import login
-from tests.test_adjudication_support import assignment_of, load, qa_study  # noqa: F401
-from tests.test_release import adjudicated, release  # noqa: F401
 
 
 def test_an_annotator_cannot_reopen_an_adjudicated_document(app, client, database,

@@ -13,11 +13,11 @@ from annotator.ingest import IngestError
 from annotator.interop import labelstudio_server
 from annotator.interop.annotations_store import project_records
 from annotator.interop.importing import import_annotations
-from annotator.interop.labelstudio_tasks import to_tasks
 from annotator.interop.labelstudio_config import labeling_config, parse
+from annotator.interop.labelstudio_tasks import to_tasks
 from annotator.models import Project, User
-from annotator.study.projects import create_project
 from annotator.schemas import load_schema
+from annotator.study.projects import create_project
 from tests.helpers import row_counts
 
 DATA = Path(__file__).parent / "data" / "interop" / "labelstudio"

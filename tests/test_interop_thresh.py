@@ -17,8 +17,8 @@ from annotator.ingest import IngestError
 from annotator.interop.importing import import_annotations
 from annotator.interop.thresh_export import typology_yaml
 from annotator.models import Assignment, Edit, User
-from annotator.study.projects import create_project
 from annotator.schemas import load_schema, parse_schema
+from annotator.study.projects import create_project
 from tests.helpers import row_counts
 
 DATA = Path(__file__).parent / "data" / "interop"

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from annotator.cli import main
-from annotator.models import Assignment, Document, Project, User
+from annotator.models import Assignment, Document, User
 from annotator.study.accounts import create_user
 from annotator.study.projects import create_project
 from tests.helpers import write_jsonl

@@ -22,9 +22,9 @@ from annotator.ingest import import_file
 from annotator.models import Project
 from annotator.study.accounts import create_user
 from annotator.study.projects import create_project
+from tests.adjudication_fixtures import SOURCE, TARGET, mark_done, qa_edit
 from tests.conftest import PASSWORD, POSTGRES_ADMIN_URL, csrf_token, login
 from tests.helpers import write_jsonl
-from tests.test_adjudication_support import SOURCE, TARGET, add_edit, mark_done
 
 
 @pytest.fixture
@@ -56,15 +56,15 @@ def build_adjudicated_study(database: Database, folder, resamples: int) -> None:
         save_bootstrap_settings(project, bootstrap=resamples, seed=7)
         docs = {doc.external_id: doc for doc in project.documents}
         q1, q2 = docs["q1"], docs["q2"]
-        add_edit(session, q1, "ana", "deletion", "2.5 mg/kg i.v. daily",
+        qa_edit(session, q1, "ana", "deletion", "2.5 mg/kg i.v. daily",
                  "How much of the drug did patients get?", severity=2)
-        chosen = add_edit(session, q1, "ben", "deletion", "2.5 mg/kg i.v.",
+        chosen = qa_edit(session, q1, "ben", "deletion", "2.5 mg/kg i.v.",
                           "What dose did patients receive?", severity=1)
-        add_edit(session, q1, "ben", "oversimplification", "double-blind",
+        qa_edit(session, q1, "ben", "oversimplification", "double-blind",
                  "How was the study designed?", target_phrase="fair")
-        add_edit(session, q2, "ana", "deletion", "(p < 0.01)", "Was the change significant?")
-        add_edit(session, q2, "ben", "deletion", "(p < 0.01)", "Was the change significant?")
-        add_edit(session, q2, "ben", "deletion", "12 weeks", "How long was the treatment?")
+        qa_edit(session, q2, "ana", "deletion", "(p < 0.01)", "Was the change significant?")
+        qa_edit(session, q2, "ben", "deletion", "(p < 0.01)", "Was the change significant?")
+        qa_edit(session, q2, "ben", "deletion", "12 weeks", "How long was the treatment?")
         mark_done(session, q1, "ana", "ben")
         mark_done(session, q2, "ana", "ben")
         session.flush()

@@ -9,9 +9,8 @@ from click.testing import CliRunner
 
 from annotator.cli import main
 from annotator.releases import verify_release
+from tests.adjudication_fixtures import release
 from tests.conftest import login
-from tests.test_adjudication_support import qa_study  # noqa: F401
-from tests.test_release import adjudicated, release  # noqa: F401
 
 
 def _tamper(path, data: bytes) -> None:

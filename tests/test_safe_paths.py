@@ -3,18 +3,16 @@ release folders belong to exactly one project."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import select, update
 
 from annotator.interop.exporting import export_project
 from annotator.models import Project, User
 from annotator.safe_paths import UnsafePathError, child_path, file_component, project_slug
 from annotator.study.projects import ProjectError, create_project
-from tests.test_adjudication_support import qa_study  # noqa: F401
-from tests.test_release import adjudicated, release  # noqa: F401
+from tests.adjudication_fixtures import release
 
 HOSTILE = "../../../../outside/x"
 

@@ -85,9 +85,14 @@ def gold_record(session: Session, document: Document) -> dict:
                 "unit_edit_ids": sorted(decision.source_edit_ids),
             },
         })
-    edits.sort(key=lambda e: (_first(e["spans"]), e["edit_type"],
-                              e["provenance"]["decision_id"], e["provenance"]["source_edits"][0]["id"]
-                              if e["provenance"]["source_edits"] else 0))
+    edits.sort(
+        key=lambda e: (
+            _first(e["spans"]),
+            e["edit_type"],
+            e["provenance"]["decision_id"],
+            e["provenance"]["source_edits"][0]["id"] if e["provenance"]["source_edits"] else 0,
+        )
+    )
     ratings = []
     for item in rating_items(session, document):
         if item.gold is None:

@@ -91,17 +91,33 @@ def _trailing(source, target, groups, tgt_sents, unaligned_tgt, settings) -> lis
         if r.trailing_span is not None:
             span = (t0 + r.trailing_span[0], t0 + r.trailing_span[1])
             if r.flagged:
-                out.append(Suggestion(
-                    kind="trailing", source_spans=[(s0, s1)], target_spans=[span],
-                    score=min(1.0, 0.5 + r.trailing_chars / 200), method="simpleog-trailing",
-                    category="other",
-                    explanation=(f"{r.trailing_chars} characters follow the last words shared "
-                                 f"with the original sentence (SimpleOG rule, >= {settings.trailing_min_chars}).")))
+                out.append(
+                    Suggestion(
+                        kind="trailing",
+                        source_spans=[(s0, s1)],
+                        target_spans=[span],
+                        score=min(1.0, 0.5 + r.trailing_chars / 200),
+                        method="simpleog-trailing",
+                        category="other",
+                        explanation=(
+                            f"{r.trailing_chars} characters follow the last words shared "
+                            "with the original sentence (SimpleOG rule, >= "
+                            f"{settings.trailing_min_chars})."
+                        ),
+                    )
+                )
             elif settings.emit_trailing_noise:
-                out.append(Suggestion(
-                    kind="trailing_noise", source_spans=[(s0, s1)], target_spans=[span],
-                    score=0.1, method="simpleog-trailing",
-                    explanation=f"Short trailing content ({r.trailing_chars} characters), probably rephrasing."))
+                out.append(
+                    Suggestion(
+                        kind="trailing_noise",
+                        source_spans=[(s0, s1)],
+                        target_spans=[span],
+                        score=0.1,
+                        method="simpleog-trailing",
+                        explanation=(f"Short trailing content ({r.trailing_chars} "
+                                     "characters), probably rephrasing."),
+                    )
+                )
         if settings.emit_insertions:
             for ins in r.insertions:
                 if ins[1] - ins[0] >= settings.insertion_min_chars:
@@ -209,12 +225,16 @@ def analyse_pair(source: str, target: str, *, sentence_pairs=None, detectors=Non
         if pairs is not None:
             groups, unaligned_src = pairs, [i for i, s in enumerate(src_sents)
                                             if not any(p[0] == s for p in pairs)]
-            unaligned_tgt = [j for j, t in enumerate(tgt_sents) if not any(p[1] == t for p in pairs)]
+            unaligned_tgt = [
+                j for j, t in enumerate(tgt_sents) if not any(p[1] == t for p in pairs)
+            ]
         else:
             groups, unaligned_src, unaligned_tgt = _groups(src_sents, tgt_sents, src_emb, tgt_emb,
                                                            sim, settings)
         if "semantic_outlier" in wanted and not isinstance(embedder, HashingEmbedder):
-            out += overgeneration.semantic_outliers(sim, tgt_sents, settings.semantic_outlier_threshold)
+            out += overgeneration.semantic_outliers(
+                sim, tgt_sents, settings.semantic_outlier_threshold
+            )
         if "trailing" in wanted:
             out += _trailing(source, target, groups, tgt_sents, unaligned_tgt, settings)
         if wanted & {"deletion", "oversimplification"}:

@@ -8,24 +8,37 @@ each other. Drafts may be incomplete; completeness is checked when a document is
 
 from __future__ import annotations
 
+import math
+import time
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import case, or_, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import flag_modified
 
-from annotator.core.serialise import assignment_to_dict, edit_to_dict, rating_to_dict
 from annotator.annotate.modes import schema_mode
 from annotator.core.keys import rating_key
+from annotator.core.limits import current_limits
+from annotator.core.serialise import assignment_to_dict, edit_to_dict, rating_to_dict
 from annotator.core.spans import span_problem
 from annotator.core.vocabulary import ANNOTATOR_SET_STATUSES, SIDE_LABELS, SUGGESTION_ACTIONS
-from annotator.models import (AdjudicationDecision, Assignment, Edit, Rating, Span, Suggestion,
-                              SuggestionAction)
+from annotator.models import (
+    AdjudicationDecision,
+    Assignment,
+    Edit,
+    Rating,
+    Span,
+    Suggestion,
+    SuggestionAction,
+)
 from annotator.schemas import EditType, FieldSpec, Schema, field_applies
 from annotator.study import audit
 from annotator.study.projects import project_schema
 
 MAX_TIME_REPORT_SECONDS = 300  # one heartbeat never adds more than this
+# Longest text one field may hold unless the app says otherwise (ANNOTATOR_MAX_TEXT_CHARS).
+DEFAULT_MAX_TEXT = 200_000
 
 
 class ValidationFailed(ValueError):
@@ -64,6 +77,10 @@ def _check_open(assignment: Assignment) -> None:
 def validate_spans(spans: Any, edit_type: EditType, assignment: Assignment) -> list[Span]:
     if not isinstance(spans, list):
         raise ValidationFailed([{"field": "spans", "message": "must be a list"}])
+    limit = current_limits().max_spans_per_edit
+    if len(spans) > limit:
+        raise ValidationFailed([{"field": "spans", "message": f"{len(spans):,} spans, more "
+                                 f"than the limit of {limit} per edit"}])
     texts = {"source": assignment.document.source, "target": assignment.document.target}
     problems, result, seen = [], [], set()
     for i, span in enumerate(spans):
@@ -86,7 +103,8 @@ def validate_spans(spans: Any, edit_type: EditType, assignment: Assignment) -> l
     return result
 
 
-def validate_fields(fields: Any, specs: tuple[FieldSpec, ...]) -> dict[str, Any]:
+def validate_fields(fields: Any, specs: tuple[FieldSpec, ...],
+                    max_text: int = DEFAULT_MAX_TEXT) -> dict[str, Any]:
     if not isinstance(fields, dict):
         raise ValidationFailed([{"field": "fields", "message": "must be an object"}])
     known = {f.name: f for f in specs}
@@ -98,6 +116,9 @@ def validate_fields(fields: Any, specs: tuple[FieldSpec, ...]) -> dict[str, Any]
                              + _got(value)})
         elif value in (None, ""):
             continue
+        elif _too_long(spec, value, max_text):
+            problems.append({"field": f"fields.{name}", "message": _too_long(spec, value,
+                                                                               max_text)})
         elif not _value_fits(spec, value):
             allowed = ", ".join(repr(v) for v in spec.option_values()) or "text"
             problems.append({"field": f"fields.{name}", "message": f"expected {allowed}"
@@ -125,8 +146,16 @@ def _got(value: Any) -> str:
 
 def _value_fits(spec: FieldSpec, value: Any) -> bool:
     if spec.type == "text":
-        return isinstance(value, str) and len(value) <= 20_000
+        return isinstance(value, str)
     return spec.is_valid_value(value)
+
+
+def _too_long(spec: FieldSpec, value: Any, max_text: int) -> str | None:
+    """The message for a text beyond the limit (None if it fits)."""
+    if spec.type == "text" and isinstance(value, str) and len(value) > max_text:
+        return (f"{len(value):,} characters; the limit is {max_text:,} "
+                "(ANNOTATOR_MAX_TEXT_CHARS)")
+    return None
 
 
 def _edit_type(schema: Schema, name: Any) -> EditType:
@@ -140,12 +169,13 @@ def _edit_type(schema: Schema, name: Any) -> EditType:
 # ---------------------------------------------------------------- edits
 
 
-def create_edit(session: Session, assignment: Assignment, data: dict, user_id: int) -> Edit:
+def create_edit(session: Session, assignment: Assignment, data: dict, user_id: int,
+                max_text: int = DEFAULT_MAX_TEXT) -> Edit:
     _check_open(assignment)
     schema = project_schema(assignment.document.project)
     edit_type = _edit_type(schema, data.get("edit_type"))
     spans = validate_spans(data.get("spans", []), edit_type, assignment)
-    fields = validate_fields(data.get("fields", {}), edit_type.fields)
+    fields = validate_fields(data.get("fields", {}), edit_type.fields, max_text)
     suggestion_id = data.get("suggestion_id")
     if suggestion_id is not None:
         suggestion = session.get(Suggestion, suggestion_id) if isinstance(suggestion_id, int) \
@@ -164,7 +194,8 @@ def create_edit(session: Session, assignment: Assignment, data: dict, user_id: i
     return edit
 
 
-def update_edit(session: Session, edit: Edit, data: dict, user_id: int) -> Edit:
+def update_edit(session: Session, edit: Edit, data: dict, user_id: int,
+                max_text: int = DEFAULT_MAX_TEXT) -> Edit:
     assignment = edit.assignment
     _check_open(assignment)
     _check_version(edit, data.get("version"), "edit", edit_to_dict(edit))
@@ -175,8 +206,12 @@ def update_edit(session: Session, edit: Edit, data: dict, user_id: int) -> Edit:
         spans = validate_spans(data.get("spans", before["spans"]), edit_type, assignment)
         edit.spans = spans
     if "fields" in data or edit_type.name != edit.edit_type:
-        edit.fields = validate_fields(data.get("fields", edit.fields), edit_type.fields)
+        edit.fields = validate_fields(data.get("fields", edit.fields), edit_type.fields,
+                                      max_text)
     edit.edit_type = edit_type.name
+    # Every save is a new version, also when only spans (child rows) changed: otherwise a
+    # stale tab could overwrite spans without a conflict, and an undo would not count.
+    flag_modified(edit, "edit_type")
     _touch(assignment)
     session.flush()
     audit.record(session, "edit.updated", user_id=user_id,
@@ -198,7 +233,8 @@ def delete_edit(session: Session, edit: Edit, version: Any, user_id: int) -> Non
 # ---------------------------------------------------------------- ratings
 
 
-def set_rating(session: Session, assignment: Assignment, data: dict, user_id: int) -> Rating:
+def set_rating(session: Session, assignment: Assignment, data: dict, user_id: int,
+               max_text: int = DEFAULT_MAX_TEXT) -> Rating:
     _check_open(assignment)
     schema = project_schema(assignment.document.project)
     level, field_name = data.get("level"), data.get("field")
@@ -208,12 +244,17 @@ def set_rating(session: Session, assignment: Assignment, data: dict, user_id: in
                                  "schema at that level"}])
     item = str(data.get("item", ""))
     value = data.get("value")
+    if _too_long(spec, value, max_text):
+        raise ValidationFailed([{"field": "value", "message": _too_long(spec, value, max_text)}])
     if value not in (None, "") and not _value_fits(spec, value):
         raise ValidationFailed([{"field": "value", "message": "expected one of " + ", ".join(
             repr(v) for v in spec.option_values())}])
     rationale = data.get("rationale")
     if rationale is not None and not isinstance(rationale, str):
         raise ValidationFailed([{"field": "rationale", "message": "must be text"}])
+    if rationale is not None and len(rationale) > max_text:
+        raise ValidationFailed([{"field": "rationale", "message": f"{len(rationale):,} "
+                                 f"characters; the limit is {max_text:,}"}])
     rating = session.scalar(select(Rating).where(
         Rating.assignment_id == assignment.id, Rating.level == level, Rating.item == item,
         Rating.field == field_name))
@@ -238,9 +279,12 @@ def set_rating(session: Session, assignment: Assignment, data: dict, user_id: in
 
 
 def record_suggestion_action(session: Session, assignment: Assignment, suggestion_id: Any,
-                             action: Any, edit_id: Any = None) -> SuggestionAction:
-    if action not in SUGGESTION_ACTIONS:
-        raise ValidationFailed([{"field": "action", "message": "'accepted' or 'dismissed'"}])
+                             action: Any, edit_id: Any = None) -> SuggestionAction | None:
+    """Store an accept or dismiss; ``action=None`` withdraws it (the page's undo), so the
+    suggestion counts as unreviewed again in the precision report."""
+    if action is not None and action not in SUGGESTION_ACTIONS:
+        raise ValidationFailed([{"field": "action", "message": "'accepted', 'dismissed' or "
+                                 "null (undo)"}])
     suggestion = session.get(Suggestion, suggestion_id) if isinstance(suggestion_id, int) else None
     if suggestion is None or suggestion.document_id != assignment.document_id:
         raise ValidationFailed([{"field": "suggestion", "message": "not a suggestion of this "
@@ -252,6 +296,11 @@ def record_suggestion_action(session: Session, assignment: Assignment, suggestio
     record = session.scalar(select(SuggestionAction).where(
         SuggestionAction.suggestion_id == suggestion.id,
         SuggestionAction.user_id == assignment.user_id))
+    if action is None:
+        if record is not None:
+            session.delete(record)
+            session.flush()
+        return None
     if record is None:
         record = SuggestionAction(suggestion_id=suggestion.id, user_id=assignment.user_id)
         session.add(record)
@@ -260,28 +309,43 @@ def record_suggestion_action(session: Session, assignment: Assignment, suggestio
     return record
 
 
-def add_time(session: Session, assignment: Assignment, seconds: Any) -> float:
+def add_time(session: Session, assignment: Assignment, seconds: Any,
+             now: float | None = None) -> float:
     """Add active time reported by the page (it pauses while the tab is hidden or idle).
 
     An atomic increment in SQL, outside the version check: time from two tabs adds up
     instead of conflicting, and a heartbeat never makes the annotator's next save stale.
+    A heartbeat is credited at most the wall-clock time since the previous one (and at
+    most :data:`MAX_TIME_REPORT_SECONDS`), so replaying heartbeats cannot inflate
+    ``seconds_spent``; the bound is computed inside the same UPDATE, so parallel
+    heartbeats cannot both claim one interval.
     """
-    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
-        raise ValidationFailed([{"field": "seconds", "message": "a non-negative number"}])
+    if (not isinstance(seconds, (int, float)) or isinstance(seconds, bool)
+            or not math.isfinite(seconds) or seconds < 0):
+        raise ValidationFailed([{"field": "seconds", "message": "a non-negative number "
+                                 f"of seconds, got {seconds!r}"}])
     if assignment.status != "done":
+        now = time.time() if now is None else now
+        last = Assignment.last_time_report
+        elapsed = case((last.is_(None), MAX_TIME_REPORT_SECONDS), else_=now - last)
+        claim = min(float(seconds), float(MAX_TIME_REPORT_SECONDS))
+        credit = case((elapsed < claim, elapsed), else_=claim)
         session.execute(
-            update(Assignment).where(Assignment.id == assignment.id).values(
-                seconds_spent=Assignment.seconds_spent + min(float(seconds),
-                                                             MAX_TIME_REPORT_SECONDS)))
-        session.refresh(assignment, ["seconds_spent"])
+            update(Assignment).where(Assignment.id == assignment.id,
+                                     or_(last.is_(None), last < now)).values(
+                seconds_spent=Assignment.seconds_spent + credit, last_time_report=now)
+            .execution_options(synchronize_session=False))
+        session.refresh(assignment, ["seconds_spent", "last_time_report"])
     return assignment.seconds_spent
 
 
 def missing_for_done(assignment: Assignment, schema: Schema) -> list[dict[str, Any]]:
     """Everything that blocks "mark document done": required fields and sides of each edit,
-    required ratings of each item."""
+    required ratings of each item. Edits are named by their number among this annotator's
+    edits of the document (#1 = their first), never by database id, which would reveal
+    how much the others have annotated."""
     missing = []
-    for edit in assignment.edits:
+    for number, edit in enumerate(sorted(assignment.edits, key=lambda e: e.id), start=1):
         edit_type = schema.edit_type(edit.edit_type)
         if edit_type is None or edit.parent_id is not None:
             continue  # constituents of a composite edit are answered through it
@@ -290,12 +354,12 @@ def missing_for_done(assignment: Assignment, schema: Schema) -> list[dict[str, A
             if side not in sides:
                 label = SIDE_LABELS[side]
                 missing.append({"edit_id": edit.id, "field": f"spans.{side}",
-                                "message": f"{edit_type.label} #{edit.id}: mark a span in the "
+                                "message": f"{edit_type.label} #{number}: mark a span in the "
                                            f"{label}"})
         for spec in edit_type.applicable_fields(edit.fields or {}):
             if spec.required and edit.fields.get(spec.name) in (None, ""):
                 missing.append({"edit_id": edit.id, "field": spec.name,
-                                "message": f"{edit_type.label} #{edit.id}: {spec.label} is "
+                                "message": f"{edit_type.label} #{number}: {spec.label} is "
                                            "required"})
     given = {(r.level, r.item, r.field) for r in assignment.ratings
              if r.value not in (None, "")}

@@ -13,7 +13,6 @@ import click
 from annotator.commands import fail, open_database, progress_bar
 from annotator.config import Config
 
-
 MIN_SECRET_KEY_LENGTH = 32
 
 
@@ -42,8 +41,9 @@ def run_server(host: str, port: int, workers: int) -> None:
             gunicorn, "--workers", str(workers), "--bind", f"{host}:{port}",
             "--access-logfile", "-", "annotator.wsgi:app",
         ]))
-    from annotator.app import create_app
     from werkzeug.serving import run_simple
+
+    from annotator.app import create_app
 
     app = create_app(config)
     click.echo(f"serving on http://{host}:{port}/  (Ctrl+C to stop)")
@@ -72,9 +72,8 @@ def demo(port, no_serve):
     problems (deleted dosages, vague rewordings, a leaked instruction, an invented claim,
     a repeated sentence). Running it again reuses what exists.
     """
-    from annotator.study.demo import DEMO_USERS, create_demo
-
     from annotator.align.store import prehighlight_project
+    from annotator.study.demo import DEMO_USERS, create_demo
     from annotator.study.projects import get_project
 
     database = open_database()

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from annotator.study.accounts import AccountError, create_user, find_user
 from annotator.commands import fail, open_database
 from annotator.models import ROLES
-from annotator.study.projects import ProjectError, create_project
 from annotator.schemas import SchemaError, builtin_names
+from annotator.study.accounts import AccountError, create_user, find_user
+from annotator.study.projects import ProjectError, create_project
 
 
 @click.command()

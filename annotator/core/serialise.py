@@ -60,6 +60,8 @@ def assignment_to_dict(assignment) -> dict[str, Any]:
 def _field_to_dict(f) -> dict[str, Any]:
     return {"name": f.name, "label": f.label, "type": f.type, "required": f.required,
             "help": f.help, "level": f.level,
+            # A conditional question: [field, [values]] it depends on, or null.
+            "when": [f.when[0], list(f.when[1])] if getattr(f, "when", None) else None,
             "options": [{"value": o.value, "label": o.label} for o in f.options]}
 
 
@@ -72,6 +74,7 @@ def schema_to_dict(schema) -> dict[str, Any]:
         "edit_types": [{"name": e.name, "label": e.label, "sides": list(e.sides),
                         "required_sides": list(e.required_sides), "color": e.color,
                         "key": e.key, "description": e.description,
+                        "composite": e.composite, "multi_span": e.multi_span,
                         "fields": [_field_to_dict(f) for f in e.fields]}
                        for e in schema.edit_types],
         "ratings": [_field_to_dict(r) for r in schema.ratings],

@@ -24,6 +24,8 @@ def span_problem(side: Any, start: Any, end: Any, texts: dict[str, str], *,
     and ``kind`` names the edit type in the message.
     """
     sides = tuple(sides)
+    if not sides:  # a document-level edit type (``sides: []``)
+        return f"{kind or 'this edit'} is a document-level edit: it takes no spans"
     if side not in sides:
         return f"{kind + ' ' if kind else ''}spans may only lie on: {', '.join(sides)}"
     if not (_is_int(start) and _is_int(end)) or not 0 <= start < end <= len(texts[side]):

@@ -73,11 +73,13 @@ def _missing_qa_ratings(assignment: Assignment, keys: list[str], *,
     for n, key in enumerate(keys, start=1):
         for spec in specs:
             rating = have.get((key, spec.name))
+            # `key` lets the page jump to the item and the criterion (or its rationale box)
+            where = {"level": "qa", "item": key, "field": spec.name,
+                     "key": rating_key("qa", key, spec.name)}
             if rating is None:
-                out.append({"item": key, "field": spec.name,
-                            "message": f"item {n}: {spec.label} is not rated"})
+                out.append({**where, "message": f"item {n}: {spec.label} is not rated"})
             elif rationale_for_negative and is_negative(spec.name, rating.value) and not (
                     rating.rationale or "").strip():
-                out.append({"item": key, "field": spec.name,
+                out.append({**where, "rationale": True,
                             "message": f"item {n}: {spec.label} is negative: give a rationale"})
     return out

@@ -11,16 +11,15 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from annotator.agreement.coefficients import category_counts, randolph_kappa
+from annotator.agreement.errors import UndefinedAgreement
 from annotator.annotate.modes import project_mode
 from annotator.evaluation import plaba as plaba_stats
 from annotator.evaluation import plainfact as plainfact_stats
 from annotator.evaluation import quality as quality_stats
 from annotator.evaluation import recall as recall_stats
-from annotator.evaluation.store import (original_ratings, qa_items, rating_options,
-                                        recall_pairs)
+from annotator.evaluation.store import original_ratings, qa_items, rating_options, recall_pairs
 from annotator.models import Document, EvalQAItem, Project
-from annotator.agreement.coefficients import category_counts, randolph_kappa
-from annotator.agreement.errors import UndefinedAgreement
 
 
 class NotAnEvaluationProject(ValueError):

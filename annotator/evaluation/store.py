@@ -10,13 +10,13 @@ from collections import Counter
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from annotator.study import audit
 from annotator.adjudication.store import tiebreak_assignment_ids
-from annotator.annotate.modes import project_mode
 from annotator.annotate.assignment import AssignmentError, annotator_pool
+from annotator.annotate.modes import project_mode
 from annotator.evaluation import recall as recall_stats
 from annotator.evaluation.sampling import Candidate, stratified_sample
 from annotator.models import Assignment, Document, EvalQAItem, EvalRecallPair, Project, Rating
+from annotator.study import audit
 from annotator.study.projects import add_member, project_schema
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotator.core.keys import rating_key
 from annotator.adjudication.ratings import rating_items, route_to_third
 from annotator.adjudication.store import is_ready, original_assignments
+from annotator.core.keys import rating_key
 from annotator.models import Document, Project, TieBreakRequest
 
 

@@ -22,12 +22,18 @@ from datetime import datetime, timezone
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
+from annotator.annotate.store import missing_for_done
 from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.ingest.readers import DocumentRecord, IngestError, Problem
 from annotator.ingest.store import store_documents
-from annotator.annotate.store import missing_for_done
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, ImportOptions, ImportReport, RatingIn, SpanIn, check_records,
+    AnnotationRecord,
+    EditIn,
+    ImportOptions,
+    ImportReport,
+    RatingIn,
+    SpanIn,
+    check_records,
 )
 from annotator.models import Assignment, Document, Edit, Project, Rating, Span, User
 from annotator.study import audit
@@ -178,8 +184,11 @@ def _store_one(session: Session, document: Document, user: User,
     assignment.seconds_spent = float(r.seconds_spent or 0.0)
     assignment.started_at = assignment.started_at or now
     assignment.completed_at = now if r.status == "done" else None
-    if r.assignment_meta:
-        assignment.meta = {**(assignment.meta or {}), **r.assignment_meta}
+    meta = dict(r.assignment_meta or {})
+    if r.seconds_spent is None:
+        meta["seconds_unknown"] = True  # the file gave no time: not the same as zero
+    if meta:
+        assignment.meta = {**(assignment.meta or {}), **meta}
     for e in r.edits:
         _store_edit(session, assignment, e, None)
     for g in r.ratings:

@@ -32,7 +32,13 @@ from annotator.interop.labelstudio_config import choice_to_value
 from annotator.interop.labelstudio_layout import ANNOTATION_KEYS, Layout, layout
 from annotator.interop.labelstudio_tasks import SINGLE_ITEM
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, ImportOptions, RatingIn, SpanIn, drop_ignored, load_json_array,
+    AnnotationRecord,
+    EditIn,
+    ImportOptions,
+    RatingIn,
+    SpanIn,
+    drop_ignored,
+    load_json_array,
 )
 from annotator.schemas import Schema
 

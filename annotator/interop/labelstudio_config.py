@@ -22,8 +22,8 @@ from typing import Any
 
 from label_studio_sdk.label_interface import LabelInterface
 
-from annotator.schemas import FieldSpec, Schema
 from annotator.core.vocabulary import SIDES
+from annotator.schemas import FieldSpec, Schema
 
 SIDE_TITLES = {"source": "Original", "target": "Simplification"}
 # Task data keys of the two texts. Not "source": inside Label Studio's page that key is

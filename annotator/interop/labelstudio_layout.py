@@ -14,7 +14,12 @@ from dataclasses import dataclass, field
 
 from annotator.core.vocabulary import SIDES
 from annotator.interop.labelstudio_config import (
-    DATA_KEYS, Control, edit_field_controls, labeling_config, parse, rating_controls,
+    DATA_KEYS,
+    Control,
+    edit_field_controls,
+    labeling_config,
+    parse,
+    rating_controls,
 )
 from annotator.schemas import Schema
 from annotator.schemas.labelstudio_config import identifier, main_texts

@@ -18,11 +18,13 @@ dropped. A span that runs past the end of its text is refused with a hint, or cl
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from annotator.annotate.store import ValidationFailed, validate_fields
+from annotator.core.limits import current_limits
 from annotator.core.spans import span_problem
 from annotator.core.vocabulary import SIDES
 from annotator.ingest.readers import (
@@ -75,7 +77,7 @@ class AnnotationRecord:
     meta: dict[str, Any] = field(default_factory=dict)
     edits: list[EditIn] = field(default_factory=list)
     ratings: list[RatingIn] = field(default_factory=list)
-    seconds_spent: float = 0.0
+    seconds_spent: float | None = 0.0  # None: the file does not say (stored as unknown)
     status: str = "done"
     file: str = ""  # the file it came from, when an import reads several
     # What the record carried beyond texts, edits, ratings, time and status (a tool's ids,
@@ -228,6 +230,12 @@ def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
                                     f"{seen[key]})"))
             continue
         seen[key] = line
+        if record.seconds_spent is not None and not (  # None: the file gives no time
+                isinstance(record.seconds_spent, (int, float))
+                and math.isfinite(record.seconds_spent) and record.seconds_spent >= 0):
+            problems.append(Problem(name, line, "seconds_spent", "time spent must be a "
+                                    "non-negative number of seconds"
+                                    + got(record.seconds_spent)))
         known = texts.get(record.document_id)
         if record.source is not None and known is not None and known != (record.source,
                                                                          record.target):
@@ -267,6 +275,12 @@ def _check_edit(edit: EditIn, schema: Schema, texts: dict[str, str], name: str, 
                                 "category", f"unknown category; schema {schema.name!r} has: "
                                 + ", ".join(e.name for e in schema.edit_types)
                                 + got(edit.edit_type)))
+        return
+    limit = current_limits().max_spans_per_edit
+    if len(edit.spans) > limit:
+        problems.append(Problem(name, line, f"{edit.where}.spans" if edit.where else "spans",
+                                f"{len(edit.spans):,} spans, more than the limit of {limit} "
+                                "per edit (ANNOTATOR_MAX_SPANS_PER_EDIT)"))
         return
     for span in edit.spans:
         _check_span(span, edit_type, texts, name, line, problems, options, report)
@@ -308,8 +322,6 @@ def _check_span(span: SpanIn, edit_type, texts, name, line, problems, options, r
                            kind=edit_type.name)
     if problem is None:
         return
-    if edit_type.document_level:
-        problem = f"{edit_type.name} is a document-level edit: no spans"
-    elif past_end:
+    if past_end:
         problem += "; --clip-spans clips spans that run past the end of the text"
     problems.append(Problem(name, line, span.where, problem + got([span.start, span.end])))

@@ -24,13 +24,20 @@ import json
 from pathlib import Path
 from typing import Any
 
+from annotator.core.vocabulary import SIDES
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.labelstudio_config import choice_to_value
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, RatingIn, SpanIn, load_json_lines, read_text, record_id, record_owner,
+    AnnotationRecord,
+    EditIn,
+    RatingIn,
+    SpanIn,
+    load_json_lines,
+    read_text,
+    record_id,
+    record_owner,
 )
 from annotator.schemas import Schema
-from annotator.core.vocabulary import SIDES
 
 FIXED_COLUMNS = ["document_id", "annotator", "status", "seconds_spent", "kind", "edit_type",
                  "source_spans", "target_spans"]

@@ -32,16 +32,17 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotator import __version__
-from annotator.core.serialise import edit_to_dict, rating_to_dict
-from annotator.study import audit
 from annotator.adjudication.gold import gold_record, release_blocker
 from annotator.adjudication.store import tiebreak_assignment_ids
-from annotator.study.guideline_text import GuidelineNotFound, guideline_markdown
+from annotator.core.serialise import edit_to_dict, rating_to_dict
+from annotator.core.stable_json import json_text, jsonl_text, stable
 from annotator.models import Assignment, Document, Project
-from annotator.study.projects import project_schema
 from annotator.releases.browse import project_folder, release_folder, valid_version
-from annotator.releases.formats import gold_csv_text, json_text, jsonl_text
+from annotator.releases.formats import gold_csv_text
 from annotator.safe_paths import file_component
+from annotator.study import audit
+from annotator.study.guideline_text import GuidelineNotFound, guideline_markdown
+from annotator.study.projects import project_schema
 from annotator.study.schema_revision import revisions as schema_revisions
 
 
@@ -65,7 +66,9 @@ def cut_release(session: Session, project: Project, version: str, *, exports_pat
     folder = project_folder(exports_path, project.slug)
     final = release_folder(exports_path, project.slug, version)
     if final.exists():
-        raise ReleaseError(f"release {version} of {project.name} exists already ({final}); "
+        # No folder in the message: it is shown on the web page, where a server path
+        # means nothing to the lead and tells a visitor how the server is laid out.
+        raise ReleaseError(f"release {version} of {project.name} exists already; "
                            "releases are immutable: choose a new version")
     documents = session.scalars(select(Document).where(Document.project_id == project.id)
                                 .order_by(Document.position, Document.id)).all()
@@ -115,7 +118,6 @@ def _files(session, project, released, records, bootstrap, seed) -> dict[str, by
         files[f"annotations/{name}.jsonl"] = jsonl_text(lines)
     report = agreement_report(session, project, released, bootstrap, seed)
     from annotator.agreement.html_report import render_html
-    from annotator.releases.formats import stable
 
     files["agreement.json"] = json_text(report)
     files["agreement.html"] = render_html(stable(report))

@@ -23,11 +23,10 @@ Beyond spans and flat fields, a schema can declare what published typologies use
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import re
 
 import yaml
 
@@ -208,8 +207,10 @@ def resolve(name_or_path: str) -> Path:
     if path.is_file():
         return path
     raise SchemaError(
-        name_or_path, "schema", f"a built-in schema ({', '.join(builtin_names())}) or a schema file (YAML, "
-        "Thresh typology, Label Studio config)"
+        name_or_path,
+        "schema",
+        f"a built-in schema ({', '.join(builtin_names())}) or a schema file (YAML, "
+        "Thresh typology, Label Studio config)",
     )
 
 

@@ -22,10 +22,13 @@ citation) do not change what is annotated; :func:`unused_keys` lists them for
 
 from __future__ import annotations
 
-from typing import Any
-
 from annotator.schemas import (
-    EditType, FieldSpec, Option, Schema, SchemaError, read_yaml,
+    EditType,
+    FieldSpec,
+    Option,
+    Schema,
+    SchemaError,
+    read_yaml,
 )
 
 TOP_LEVEL = {"template_name", "template_label", "template_description", "instructions",

@@ -114,7 +114,7 @@ def _edit_problems(e: Edit, by_id: dict[int, Edit], new: Schema) -> list[str]:
             out.append(f"spans on the {side} side are not allowed any more"
                        + got([[s.start, s.end] for s in e.spans if s.side == side]))
         elif not edit_type.multi_span and sides.count(side) > 1:
-            out.append(f"takes one span per side now" + got(sides.count(side)))
+            out.append("takes one span per side now" + got(sides.count(side)))
     parent = by_id.get(e.parent_id) if e.parent_id else None
     if parent is not None:
         parent_type = new.edit_type(parent.edit_type)

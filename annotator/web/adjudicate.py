@@ -10,21 +10,40 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from flask import (Blueprint, Response, abort, current_app, flash, jsonify, redirect,
-                   render_template, request, send_file, url_for)
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    send_file,
+    url_for,
+)
+from sqlalchemy import select
 
 from annotator.adjudication import decisions as d
 from annotator.adjudication import store
-from annotator.adjudication.overview import adjudication_queue, apply_automatic, complete
+from annotator.adjudication.labels import can_auto_resolve
+from annotator.adjudication.overview import apply_automatic, complete
+from annotator.adjudication.queue import stored_queue
 from annotator.adjudication.ratings import resolve_rating, route_to_third
 from annotator.adjudication.view import document_view
 from annotator.annotate.store import Conflict, ValidationFailed
 from annotator.annotate.tiebreak import routed_requests, save_tiebreak_form, tiebreak_items
-from annotator.models import Document
-from annotator.study.projects import project_schema
-from annotator.releases import (ReleaseError, cut_release, list_releases, release_file,
-                                verify_release)
+from annotator.models import Document, ProjectMember, User
+from annotator.releases import (
+    ReleaseError,
+    cut_release,
+    list_releases,
+    release_file,
+    verify_release,
+)
 from annotator.releases.verify import listed_file_problem
+from annotator.study.projects import project_schema
 from annotator.web.access import db, lead_required, load_user, login_required, project_for_lead
 from annotator.web.validation import (
     ANY,
@@ -67,11 +86,21 @@ def queue(project_id: int):
     field_name = request.args.get("field") or None
     pair_arg = request.args.get("pair") or ""
     pair = tuple(pair_arg.split(",", 1)) if "," in pair_arg else None
-    entries = adjudication_queue(db(), project, field_name=field_name, pair=pair)
-    everyone = sorted({n for e in adjudication_queue(db(), project) for n in e.annotators})
-    fields = [e.name for e in schema.edit_types] + [r.name for r in schema.ratings
-                                                    if r.type != "text"]
-    return render_template("adjudicate_queue.html", project=project, entries=entries,
+    try:
+        page = int(request.args.get("page") or 1)
+    except ValueError:
+        page = 1
+    found = stored_queue(db(), project.id, field_name=field_name, pair=pair, page=page)
+    db().commit()  # the entries recomputed just now
+    everyone = sorted(db().scalars(select(User.username).join(
+        ProjectMember, ProjectMember.user_id == User.id).where(
+        ProjectMember.project_id == project.id, ProjectMember.role == "annotator")))
+    fields = ([e.name for e in schema.edit_types]
+              + [f"{e.name}.{f.name}" for e in schema.edit_types for f in e.fields
+                 if can_auto_resolve(f.type)]
+              + [r.name for r in schema.ratings if r.type != "text"])
+    return render_template("adjudicate_queue.html", project=project, entries=found.entries,
+                           queue=found,
                            fields=fields, pairs=[",".join(p) for p in combinations(everyone, 2)],
                            field=field_name, pair=pair_arg)
 
@@ -200,8 +229,12 @@ def release_download(project_id: int, version: str, filename: str):
         return Response(f"{filename} of release {version} no longer matches its manifest "
                         f"({problem}); download refused. Run `annotator release verify "
                         f"{project.name} {version}`.\n", status=409, mimetype="text/plain")
-    return send_file(path, as_attachment=True, download_name=path.name,
-                     mimetype="text/plain" if path.suffix != ".html" else "application/octet-stream")
+    return send_file(
+        path,
+        as_attachment=True,
+        download_name=path.name,
+        mimetype="text/plain" if path.suffix != ".html" else "application/octet-stream",
+    )
 
 
 # ---------------------------------------------------------------- third annotator

@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
-from flask import (Blueprint, abort, current_app, flash, redirect, render_template, request,
-                   session, url_for)
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 
 from annotator.study import audit
 from annotator.study.accounts import authenticate, end_sessions

@@ -10,8 +10,17 @@ are saved through the annotation API (``PUT /api/assignments/<id>/ratings``).
 
 from __future__ import annotations
 
-from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_template,
-                   request, url_for)
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from markupsafe import Markup
 
 from annotator.adjudication.store import AdjudicationError
@@ -24,8 +33,14 @@ from annotator.evaluation.tiebreak import route_disagreements
 from annotator.models import Assignment
 from annotator.study.projects import project_schema
 from annotator.web import api
-from annotator.web.access import (assignment_for_viewer, db, lead_required, load_user,
-                                  login_required, project_for_lead)
+from annotator.web.access import (
+    assignment_for_viewer,
+    db,
+    lead_required,
+    load_user,
+    login_required,
+    project_for_lead,
+)
 
 bp = Blueprint("evaluation", __name__, url_prefix="/eval")
 # The JSON endpoints answer errors the way the annotation API does (422 invalid, 409 stale).

@@ -10,9 +10,8 @@ Revises: 0005
 """
 import re
 
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 revision = '0006_refactor'
 down_revision = '0005'

@@ -3,6 +3,7 @@
 
 import { api, request } from "./api.js";
 import { el } from "./edit_form.js";
+import { showMissing, wireChrome } from "./eval_chrome.js";
 import { ratingKey } from "./keys.js";
 
 export { el };
@@ -54,14 +55,13 @@ export async function boot() {
       ctx.setAssignment(result.assignment);
       missing.hidden = true;
       done.hidden = true;
+      ctx.timer?.stop();
       ctx.onLock?.();
     } catch (err) {
-      const list = (err.data && err.data.missing) || [];
-      missing.replaceChildren(el("strong", {}, err.message),
-        el("ul", {}, list.slice(0, 12).map((m) => el("li", {}, m.message))));
-      missing.hidden = false;
+      showMissing(ctx, err.message, (err.data && err.data.missing) || []);
     }
   });
+  wireChrome(ctx);
   return ctx;
 }
 

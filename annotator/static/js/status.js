@@ -2,6 +2,7 @@
 
 import { api } from "./api.js";
 import { el, fill } from "./edit_form.js";
+import { visibleSuggestions } from "./highlights.js";
 
 export function makeStatus(ctx) {
   const { state } = ctx;
@@ -36,8 +37,29 @@ export function makeStatus(ctx) {
     }
   };
 
+  // Suggestions still open when "done" is asked for the first time: say so, and let a
+  // second Mark done (or "Mark done anyway") go through. Reviewing any resets the question.
+  let warnedAt = null;
+  const warnUnreviewed = (open) => {
+    const box = ctx.els.missing;
+    box.hidden = false;
+    box.replaceChildren(
+      el("div", { class: "missing-head" },
+        el("strong", {}, `${open} suggestion${open > 1 ? "s" : ""} not reviewed yet`),
+        el("button", { type: "button", class: "ghost small", onclick: () => showMissing(null) }, "Hide")),
+      el("p", { class: "small" }, "Accept (", el("kbd", {}, "a"), ") or dismiss (", el("kbd", {}, "x"),
+        ") each one, so the pre-highlighters' precision can be measured. Mark done again to finish anyway."),
+      el("div", { class: "card-actions" },
+        el("button", { type: "button", class: "primary small", onclick: () => { showMissing(null); ctx.suggestions.step(1); } },
+          "Review the next one ", el("kbd", {}, "j")),
+        el("button", { type: "button", class: "ghost small", onclick: () => markDone() }, "Mark done anyway")));
+    box.querySelector("button.primary").focus();
+  };
+
   const markDone = async () => {
     if (ctx.locked()) return;
+    const open = visibleSuggestions(state).length;
+    if (open && warnedAt !== open) { warnedAt = open; warnUnreviewed(open); return; }
     ctx.setSaveState("saving");
     await ctx.saver.flushAll();
     ctx.saver.emit();
@@ -53,7 +75,8 @@ export function makeStatus(ctx) {
       showMissing(null);
       ctx.closeEdit();
       ctx.refreshLock();
-      ctx.notify("Marked done. Thank you! Reopen it if you need to change something.");
+      ctx.notify(`Marked done${open ? ` with ${open} suggestion${open > 1 ? "s" : ""} not reviewed` : ""}. ` +
+        "Thank you! Reopen it if you need to change something.");
     } catch (err) {
       if (err.status === 422 && err.data.missing) showMissing(err.data.missing);
       else if (err.status === 409) ctx.conflict(err);
