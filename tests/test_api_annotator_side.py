@@ -131,3 +131,26 @@ def test_plainfact_refuses_external_with_a_sentence_number(app, database):
     assert r.status_code == 422
     assert "'external' cannot go with original sentence numbers (2)" in r.get_json()["message"]
     assert api.send("PUT", url, {**body, "value": ["external"]}).status_code == 200
+
+
+def test_two_first_saves_at_once_do_not_conflict(database, study):
+    """Two ratings chosen in quick succession on a fresh document reach the server as two
+    requests that both read the assignment as "assigned": marking it started must not make
+    the later one stale (it used to lock the page with a conflict)."""
+    from annotator.annotate.store import create_edit
+    from annotator.models import Assignment
+
+    aid = study["assignments"]["ana"][0]
+    users = study["users"]
+    body = {"edit_type": "deletion", "fields": {"question": "Q?"},
+            "spans": [{"side": "source", "start": 0, "end": 8}]}
+    with database.session() as first, database.session() as second:
+        a1, a2 = first.get(Assignment, aid), second.get(Assignment, aid)
+        assert a1.status == a2.status == "assigned"
+        create_edit(first, a1, body, users["ana"])
+        first.commit()
+        create_edit(second, a2, body, users["ana"])
+        second.commit()
+    with database.session() as session:
+        a = session.get(Assignment, aid)
+        assert a.status == "in_progress" and a.started_at is not None and len(a.edits) == 2

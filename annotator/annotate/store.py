@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from sqlalchemy import case, or_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 from sqlalchemy.orm.attributes import flag_modified
 
 from annotator.annotate.modes import schema_mode
@@ -433,7 +433,20 @@ def _check_not_adjudicated(session: Session, assignment: Assignment) -> None:
 
 
 def _touch(assignment: Assignment) -> None:
-    if assignment.status == "assigned":
-        assignment.status = "in_progress"
-    if assignment.started_at is None:
-        assignment.started_at = datetime.now(timezone.utc)
+    """Mark the assignment started on its first save. A conditional UPDATE outside the
+    version check (like the time heartbeat): two first saves arriving together (two
+    ratings chosen in quick succession) must not make each other stale and lock the page
+    with a conflict over a status both of them set the same way."""
+    if assignment.status != "assigned" and assignment.started_at is not None:
+        return
+    session = object_session(assignment)
+    session.execute(
+        update(Assignment).where(Assignment.id == assignment.id,
+                                 Assignment.status == "assigned")
+        .values(status="in_progress").execution_options(synchronize_session=False))
+    session.execute(
+        update(Assignment).where(Assignment.id == assignment.id,
+                                 Assignment.started_at.is_(None))
+        .values(started_at=datetime.now(timezone.utc))
+        .execution_options(synchronize_session=False))
+    session.refresh(assignment, ["status", "started_at"])
