@@ -39,6 +39,13 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
         MAX_CONTENT_LENGTH=current_limits().max_request_bytes,
         ANNOTATOR=config,
     )
+    if config.proxies:
+        # Behind a reverse proxy every request comes from the proxy: take the client
+        # address from X-Forwarded-For (set by that many trusted proxies), or the login
+        # throttle's per-address lock would lock out everybody at once.
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config.proxies, x_proto=config.proxies)
     database = Database(config.database_url)
     if migrate:
         database.upgrade()
@@ -46,7 +53,18 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     csrf.init_app(app)
     app.register_error_handler(413, _too_large)
 
-    from annotator.web import adjudicate, api, auth, dashboard, documents, evaluation
+    from annotator.web import (
+        adjudicate,
+        api,
+        auth,
+        dashboard,
+        datamanager,
+        documents,
+        errors,
+        evaluation,
+        formatting,
+        manage,
+    )
 
     app.register_blueprint(auth.bp)  # first: its login check runs before any other hook
     app.register_blueprint(api.bp)
@@ -54,6 +72,10 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(adjudicate.bp)
     app.register_blueprint(evaluation.bp)
+    app.register_blueprint(datamanager.bp)
+    app.register_blueprint(manage.bp)
+    formatting.register(app)
+    errors.register(app)
 
     @app.teardown_appcontext
     def close_session(_exc):
@@ -103,7 +125,9 @@ def _too_large(exc):
                "(ANNOTATOR_MAX_REQUEST_BYTES).")
     if request.path.startswith("/api/"):
         return jsonify(error="too large", message=message), 413
-    return message, 413
+    from annotator.web.errors import render_error
+
+    return render_error(413, message)
 
 
 def _instance_secret(instance: Path) -> str:

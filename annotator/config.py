@@ -24,6 +24,8 @@ class Config:
     max_text_chars: int = 200_000
     # How long a login lasts (ANNOTATOR_SESSION_HOURS, default 8: a working day).
     session_hours: float = 8.0
+    # Reverse proxies in front of the app that set X-Forwarded-For (ANNOTATOR_PROXIES).
+    proxies: int = 0
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides) -> "Config":
@@ -39,6 +41,7 @@ class Config:
             exports_path=Path(env.get("ANNOTATOR_EXPORTS_PATH") or Path.cwd() / "exports"),
             max_text_chars=_positive_int(env, "ANNOTATOR_MAX_TEXT_CHARS", 200_000),
             session_hours=float(env.get("ANNOTATOR_SESSION_HOURS") or 8.0),
+            proxies=int(env.get("ANNOTATOR_PROXIES") or 0),
         )
         values.update(overrides)
         return cls(**values)

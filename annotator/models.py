@@ -428,6 +428,35 @@ class GoldRating(Base):
     decision: Mapped[AdjudicationDecision] = relationship()
 
 
+class AdjudicationQueueEntry(Base):
+    """The adjudication queue, stored: one row per document whose adjudication inputs
+    changed at least once, kept up to date incrementally (see
+    :mod:`annotator.adjudication.queue`). ``changes`` is bumped by every change to the
+    document's assignments, edits, ratings or decisions; the entry is current while
+    ``computed == changes``. ``annotators`` and ``disputed`` are '|a|b|' lists, so the
+    page filters them with LIKE on both SQLite and PostgreSQL."""
+
+    __tablename__ = "adjudication_queue"
+    __table_args__ = (Index("ix_adjudication_queue_order", "project_id", "ready", "complete",
+                            "agreement", "position"),
+                      Index("ix_adjudication_queue_stale", "project_id", "stale"))
+
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    changes: Mapped[int] = mapped_column(Integer, default=1)
+    computed: Mapped[int] = mapped_column(Integer, default=0)
+    stale: Mapped[bool] = mapped_column(default=True)  # computed != changes, indexed
+    ready: Mapped[bool] = mapped_column(default=False)
+    complete: Mapped[bool] = mapped_column(default=False)
+    agreement: Mapped[float] = mapped_column(Float, default=1.0)
+    open_total: Mapped[int] = mapped_column(Integer, default=0)
+    open_summary: Mapped[str] = mapped_column(Text, default="")
+    annotators: Mapped[str] = mapped_column(Text, default="|")
+    disputed: Mapped[str] = mapped_column(Text, default="|")
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+
 class TieBreakRequest(Base):
     """A disputed rating item routed to a third annotator (the PlainFact procedure): the
     third annotator's Assignment rates only these items and their label breaks the tie."""

@@ -52,3 +52,44 @@ def factuality_sentence_pairs(database, users, tmp_path) -> list[int]:
         assign_documents(session, project, ["ana", "ben"])
         return session.scalars(select(Assignment.id).join(Assignment.user)
                                .where(Assignment.user.has(username="ana"))).all()
+
+
+# A Thresh typology with a conditional sub-question and a document-level edit (the shapes
+# of SALSA's and InfoLossQA's typologies), for the annotation page and API tests.
+MINI_TYPOLOGY = """
+template_name: mini-salsa
+edits:
+  - name: deletion
+    label: Deletion
+    enable_input: true
+    annotation:
+      - name: deletion_type
+        question: Select the type of this deletion.
+        options:
+          - name: good_deletion
+            label: Insignificant
+            question: How much does it help?
+            options: likert-3
+          - name: bad_deletion
+            label: Significant
+  - name: comment
+    label: Comment
+    annotation:
+      - name: comment_text
+        question: Any remarks on this pair?
+        options: textarea
+        required: true
+"""
+
+
+def mini_typology_assignment(database, tmp_path) -> dict:
+    """Project 'mini' made from MINI_TYPOLOGY, one document assigned to ana."""
+    typology = tmp_path / "typology.yml"
+    typology.write_text(MINI_TYPOLOGY, encoding="utf-8")
+    records = pairs(1)
+    with database.session() as session:
+        project = create_project(session, "mini", str(typology))
+        import_file(session, project, write_jsonl(tmp_path / "pairs.jsonl", records))
+        assign_documents(session, project, ["ana"], per_document=1)
+        assignment = session.query(Assignment).one()
+        return {"assignment": assignment.id, "source": records[0]["source"]}

@@ -177,7 +177,10 @@ def test_queue_orders_by_least_agreement_and_filters(database, qa_study):
         assert [q.document.external_id for q in queue] == ["q1", "q2"]  # q3 not finished
         assert queue[0].agreement == pytest.approx(0.5) and queue[1].agreement == 1.0
         assert queue[0].open["units"] == 2
-        assert queue[0].fields_in_dispute == ["oversimplification"]
+        # ana and ben agree on the deletion's evidence but not its severity (2 vs 1): a tie.
+        assert queue[0].fields_in_dispute == ["deletion.severity", "oversimplification"]
+        assert [q.document.external_id for q in adjudication_queue(
+            session, project, field_name="deletion.severity")] == ["q1"]
         assert [q.document.external_id for q in adjudication_queue(
             session, project, field_name="oversimplification")] == ["q1"]
         assert adjudication_queue(session, project, pair=("ana", "cy")) == []

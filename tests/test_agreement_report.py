@@ -26,7 +26,7 @@ from annotator.schemas import load_schema
 
 TOP_KEYS = {"schema", "settings", "counts", "warnings", "fields", "aggregation", "edit_fields",
             "spans", "annotators", "question_similarity", "sections", "positions",
-            "interpretation", "citations"}
+            "interpretation", "citations", "tokens"}
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from annotator.config import Config
 from annotator.models import Suggestion, SuggestionAction
-from tests.test_api import Api, doc_of, new_edit
+from tests.api_helpers import Api, doc_of, new_edit
 
 
 @pytest.fixture

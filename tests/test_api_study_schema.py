@@ -4,24 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.annotate.assignment import assign_documents
-from annotator.ingest import import_file
-from annotator.models import Assignment
-from annotator.study.projects import create_project
-from tests.helpers import pairs, write_jsonl
-from tests.test_api import Api
-from tests.test_browser_study_schema import TYPOLOGY
+from tests.api_helpers import Api
+from tests.helpers import mini_typology_assignment
 
 
 @pytest.fixture
 def aid(database, users, tmp_path):
-    typology = tmp_path / "typology.yml"
-    typology.write_text(TYPOLOGY, encoding="utf-8")
-    with database.session() as session:
-        project = create_project(session, "mini", str(typology))
-        import_file(session, project, write_jsonl(tmp_path / "pairs.jsonl", pairs(1)))
-        assign_documents(session, project, ["ana"], per_document=1)
-        return session.query(Assignment).one().id
+    return mini_typology_assignment(database, tmp_path)["assignment"]
 
 
 def test_document_level_edit_takes_no_spans(app, aid):

@@ -16,10 +16,9 @@ from annotator.core import strict_json
 from annotator.ingest import IngestError, import_file, read_documents
 from annotator.models import Assignment, User
 from annotator.study.projects import create_project
+from tests.adjudication_fixtures import release
 from tests.conftest import csrf_token, login
 from tests.helpers import row_counts
-from tests.test_adjudication_support import qa_study  # noqa: F401
-from tests.test_release import adjudicated, release  # noqa: F401
 
 PAIR = {"id": "d1", "source": "Patients got 5 mg.", "target": "Patients got medicine."}
 
@@ -210,3 +209,33 @@ def test_negative_or_nan_seconds_spent_is_refused_on_import(database, tmp_path):
             with pytest.raises(IngestError, match=rf"ann{n}.jsonl:1: "):
                 import_annotations(session, project, path, "annotations-jsonl")
         assert row_counts(session) == before
+
+
+# ------------------------------------------------------------------ imports in batches
+
+
+def test_a_batched_import_that_fails_midway_leaves_nothing(database, tmp_path, monkeypatch):
+    from annotator.ingest import store
+    from tests.helpers import pairs, write_jsonl
+
+    monkeypatch.setattr(store, "BATCH_SIZE", 10)
+    path = write_jsonl(tmp_path / "big.jsonl", pairs(45))
+
+    def interrupted(done, total):
+        if done == 35:  # three batches committed, then the import dies
+            raise KeyboardInterrupt
+
+    with database.session() as session:
+        project = create_project(session, "p", "infolossqa")
+    with database.session() as session:
+        project = session.merge(project)
+        before = row_counts(session)
+        with pytest.raises(KeyboardInterrupt):
+            import_file(session, project, path, in_batches=True, progress=interrupted)
+    with database.session() as session:
+        assert row_counts(session) == before
+        project = session.merge(project)
+        result = import_file(session, project, path, in_batches=True)
+        assert result.created == 45
+    with database.session() as session:
+        assert row_counts(session)["documents"] == 45

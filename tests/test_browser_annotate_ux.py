@@ -10,8 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from annotator.models import Assignment, Suggestion, SuggestionAction
-from tests.conftest import ARTIFACTS, browser_login
-from tests.test_browser_annotate import (
+from tests.browser_helpers import (
     SOURCE,
     TARGET,
     add_edit,
@@ -25,6 +24,7 @@ from tests.test_browser_annotate import (
     wait_saved,
     watch_errors,
 )
+from tests.conftest import ARTIFACTS, browser_login
 
 pytestmark = pytest.mark.browser
 

@@ -7,59 +7,16 @@ import re
 
 import pytest
 
-from annotator.annotate.assignment import assign_documents
-from annotator.ingest import import_file
-from annotator.models import Assignment
-from annotator.study.projects import create_project
+from tests.browser_helpers import api_state, drag_select, open_page, wait_saved, watch_errors
 from tests.conftest import ARTIFACTS, browser_login
-from tests.helpers import pairs, write_jsonl
-from tests.test_browser_annotate import (
-    api_state,
-    drag_select,
-    open_page,
-    wait_saved,
-    watch_errors,
-)
+from tests.helpers import mini_typology_assignment
 
 pytestmark = pytest.mark.browser
-
-TYPOLOGY = """
-template_name: mini-salsa
-edits:
-  - name: deletion
-    label: Deletion
-    enable_input: true
-    annotation:
-      - name: deletion_type
-        question: Select the type of this deletion.
-        options:
-          - name: good_deletion
-            label: Insignificant
-            question: How much does it help?
-            options: likert-3
-          - name: bad_deletion
-            label: Significant
-  - name: comment
-    label: Comment
-    annotation:
-      - name: comment_text
-        question: Any remarks on this pair?
-        options: textarea
-        required: true
-"""
 
 
 @pytest.fixture
 def thresh_study(database, users, tmp_path):
-    typology = tmp_path / "typology.yml"
-    typology.write_text(TYPOLOGY, encoding="utf-8")
-    records = pairs(1)
-    with database.session() as session:
-        project = create_project(session, "mini", str(typology))
-        import_file(session, project, write_jsonl(tmp_path / "pairs.jsonl", records))
-        assign_documents(session, project, ["ana"], per_document=1)
-        assignment = session.query(Assignment).one()
-        return {"assignment": assignment.id, "source": records[0]["source"]}
+    return mini_typology_assignment(database, tmp_path)
 
 
 def test_document_level_edit_and_conditional_sub_question(page, live_server, thresh_study):

@@ -165,3 +165,36 @@ def test_a_sub_answer_needs_its_parent_answer(env, tmp_path):
             "(it is 'bad') (got \"a lot\")") in refused.output
     r["edits"][0]["annotation"] = {"kind": {"val": "good", "good": "a lot"}}
     assert run("import", "p", write(tmp_path, [r]), "--format", "thresh").exit_code == 0
+
+
+def test_infolossqa_ids_snippets_and_document_keys_are_kept(env, tmp_path):
+    assert run("project", "create", "p", "--schema", "infolossqa").exit_code == 0
+    folder = tmp_path / "release"
+    folder.mkdir()
+    (folder / "documents.json").write_text(json.dumps([
+        {"id": "d1", "source": SOURCE, "target": TARGET, "pmcid": 1774569,
+         "meta": {"section": "Methods"}}]), encoding="utf-8")
+    qa = {"id": "q-17", "document_id": "d1", "annotator": "gpt-4", "category": "omission",
+          "question": "How much?", "answer": "5 mg.", "evidence": "5 mg"}
+    (folder / "questions.json").write_text(json.dumps([qa]), encoding="utf-8")
+    result = run("import", "p", folder, "--format", "infolossqa")
+    assert result.exit_code == 0, result.output
+    assert run("export", "p", "--format", "infolossqa", "--out", tmp_path / "out").exit_code == 0
+    (question,) = json.loads((tmp_path / "out" / "questions.json").read_text())
+    assert (question["id"], question["evidence"], question["input_idx"]) == (
+        "q-17", "5 mg", [[14, 18]])
+    (document,) = json.loads((tmp_path / "out" / "documents.json").read_text())
+    assert document["meta"] == {"pmcid": 1774569, "section": "Methods"}
+
+
+def test_a_record_without_time_counts_as_unknown_not_zero(env, tmp_path):
+    assert run("project", "create", "p", "--schema", "infolossqa").exit_code == 0
+    timed = record("d1", _seconds_spent=600)
+    untimed = dict(record("d1"), _annotator="ben")
+    assert run("import", "p", write(tmp_path, [timed, untimed]), "--format",
+               "thresh").exit_code == 0
+    report = json.loads(run("agreement", "p", "--json", "--no-embeddings", "--bootstrap",
+                            "0").output)
+    medians = {a: row["median_seconds_per_document"]
+               for a, row in report["annotators"].items()}
+    assert medians == {"ana": 600.0, "ben": None}

@@ -283,3 +283,52 @@ def test_labeling_page_shows_both_texts_and_region_inputs_on_either_side(server,
             page.keyboard.press("Escape")
             page.wait_for_timeout(500)
         browser.close()
+
+
+def test_a_study_made_from_its_own_config_goes_to_label_studio_and_back(server, env, tmp_path):
+    """The InfoLossQA rating study (its own labeling config, aliases, rationales) pushed to a
+    real server and pulled back unchanged."""
+    from tests.test_interop_labelstudio_study import CONFIG, FILES
+
+    http = server["http"]
+    known = {u["email"] for u in http.get("/api/users/").json()}
+    for name in ("kathryn", "keziah"):
+        if f"{name}@example.org" not in known:
+            http.post("/api/users/", json={"email": f"{name}@example.org", "username": name}
+                      ).raise_for_status()
+    runner = CliRunner()
+    assert runner.invoke(main, ["project", "create", "acc", "--schema",
+                                str(CONFIG["accuracy"])]).exit_code == 0
+    for rater, path in FILES["accuracy"].items():
+        part = tmp_path / f"{rater}.json"
+        part.write_text(json.dumps(json.loads(path.read_text())[:3]))
+        done = runner.invoke(main, ["import", "acc", str(part), "--format", "labelstudio-min",
+                                    "--item-key", "edit_id", "--annotator", rater])
+        assert done.exit_code == 0, done.output
+    before = _ratings(env)
+    code, out = run(server, "labelstudio", "push", "acc", "--email-domain", "example.org")
+    assert code == 0, out
+    ls_id = int(out.split("Label Studio project ")[1].split()[0])
+    config = http.get(f"/api/projects/{ls_id}").json()["label_config"]
+    assert 'alias="givenness_phrasing_2"' in config  # the study's own config
+    code, out = run(server, "labelstudio", "pull", "acc", ls_id, "--import", "--item-key",
+                    "edit_id", "--email-domain", "example.org")
+    assert code == 0, out
+    after = _ratings(env)
+    assert after == before and len(before) == 6
+    assert all(len(v) >= 9 for v in after.values())  # nine criteria and the rationales
+
+
+def _ratings(env) -> dict:
+    from annotator.db import Database
+    from annotator.models import Rating
+
+    database = Database(env["ANNOTATOR_DATABASE_URL"])
+    with database.session() as session:
+        found = {}
+        for a in session.scalars(select(Assignment)):
+            found[(a.document.external_id, a.user.username)] = sorted(
+                (g.field, g.value) for g in session.scalars(
+                    select(Rating).where(Rating.assignment_id == a.id)))
+    database.dispose()
+    return found

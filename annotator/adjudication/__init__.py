@@ -3,7 +3,8 @@
 Pure modules (no database):
 
 - :mod:`grouping` groups edits of different annotators into candidate units;
-- :mod:`labels` holds the majority and tie rules for ratings and edit fields.
+- :mod:`labels` holds the majority and tie rules for ratings and edit fields;
+- :mod:`rules` holds the automatic edit rules (identical edits, edit-level majority).
 
 Database side, layered so that no module imports one above it:
 

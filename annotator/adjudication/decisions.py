@@ -30,7 +30,12 @@ from annotator.models import AdjudicationDecision, GoldEdit
 from annotator.study.projects import project_schema
 
 
-def _unit_for(session, document, edit_ids) -> tuple[Unit, list]:
+def _unit_for(session, document, edit_ids, checked=None) -> tuple[Unit, list]:
+    """The unit of ``edit_ids`` and its edits, refused when the document is not open, the
+    unit unknown or decided. ``checked`` is (unit, edits) when the caller (the automatic
+    rules, which hold the document's units and decisions) has made these checks already."""
+    if checked is not None:
+        return checked
     require_open(session, document)
     key = unit_key(edit_ids)
     unit = next((u for u in current_units(session, document) if u.key == key), None)
@@ -49,8 +54,10 @@ def _gold_edit(session, document, decision, edit_type, fields, spans, source_ids
     return gold
 
 
-def _decide(session, document, kind, user, edits, outcomes, note) -> AdjudicationDecision:
-    decision = record(session, document, kind, user, item_key=unit_key([e.id for e in edits]),
+def _decide(session, document, kind, user, edits, outcomes, note,
+            automatic=False) -> AdjudicationDecision:
+    decision = record(session, document, kind, user, automatic=automatic,
+                      item_key=unit_key([e.id for e in edits]),
                       source_edit_ids=[e.id for e in edits],
                       before=[edit_snapshot(e) for e in edits], after=outcomes, note=note)
     for o in outcomes:
@@ -66,13 +73,14 @@ def _copy(edit, source_ids=None) -> dict:
             "source_edit_ids": source_ids or [edit.id]}
 
 
-def accept(session, document, edit_ids, chosen_id: int, user, note="") -> AdjudicationDecision:
+def accept(session, document, edit_ids, chosen_id: int, user, note="", *,
+           automatic=False, checked=None) -> AdjudicationDecision:
     """Take one annotator's edit of the unit as the gold edit."""
-    _, edits = _unit_for(session, document, edit_ids)
+    _, edits = _unit_for(session, document, edit_ids, checked)
     chosen = next((e for e in edits if e.id == chosen_id), None)
     if chosen is None:
         raise AdjudicationError("the accepted edit is not part of this unit")
-    return _decide(session, document, "accept", user, edits, [_copy(chosen)], note)
+    return _decide(session, document, "accept", user, edits, [_copy(chosen)], note, automatic)
 
 
 def keep_both(session, document, edit_ids, user, note="", keep_ids=None):
@@ -85,16 +93,18 @@ def keep_both(session, document, edit_ids, user, note="", keep_ids=None):
     return _decide(session, document, "keep_both", user, edits, [_copy(e) for e in keep], note)
 
 
-def reject(session, document, edit_ids, user, note="") -> AdjudicationDecision:
+def reject(session, document, edit_ids, user, note="", *,
+           automatic=False, checked=None) -> AdjudicationDecision:
     """No gold edit for this unit (e.g. not information loss after all)."""
-    _, edits = _unit_for(session, document, edit_ids)
-    return _decide(session, document, "reject", user, edits, [], note)
+    _, edits = _unit_for(session, document, edit_ids, checked)
+    return _decide(session, document, "reject", user, edits, [], note, automatic)
 
 
 def merge(session, document, edit_ids, base_id: int, user, *, edit_type=None,
-          fields: dict | None = None, spans: list | None = None, note=""):
+          fields: dict | None = None, spans: list | None = None, note="", automatic=False,
+          source_ids: list[int] | None = None, checked=None):
     """One gold edit starting from ``base_id``'s edit, with the lead's spans and fields."""
-    _, edits = _unit_for(session, document, edit_ids)
+    _, edits = _unit_for(session, document, edit_ids, checked)
     base = next((e for e in edits if e.id == base_id), None)
     if base is None:
         raise AdjudicationError("the merge must start from an edit of this unit")
@@ -118,8 +128,9 @@ def merge(session, document, edit_ids, base_id: int, user, *, edit_type=None,
                "spans": sorted(({"side": s.side, "start": s.start, "end": s.end}
                                 for s in clean_spans),
                                key=lambda s: (s["side"], s["start"], s["end"])),
-               "source_edit_ids": [e.id for e in edits], "based_on": base.id}
-    return _decide(session, document, "merge", user, edits, [outcome], note)
+               "source_edit_ids": sorted(source_ids or [e.id for e in edits]),
+               "based_on": base.id}
+    return _decide(session, document, "merge", user, edits, [outcome], note, automatic)
 
 
 def regroup(session, document, groups: list[list[int]], user, note=""):

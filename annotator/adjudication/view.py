@@ -75,7 +75,10 @@ def document_view(session: Session, document: Document, embed=None, *,
         "annotators": [{"name": n, "colour": colours[n]} for n in names],
         "schema": {"edit_types": [{"name": et.name, "label": et.label, "sides": list(et.sides),
                                    "fields": [{"name": f.name, "label": f.label, "type": f.type,
-                                               "options": [o.value for o in f.options]}
+                                               "options": [o.value for o in f.options],
+                                               "choices": [{"value": o.value, "label": o.label}
+                                                           for o in f.options],
+                                               "required": f.required}
                                               for f in et.fields]}
                                   for et in schema.edit_types]},
         "edits": [edits[i] for i in sorted(edits)],

@@ -16,14 +16,21 @@ import numpy as np
 from annotator.core.vocabulary import SIDES
 
 from .aggregation import aggregate
-from .alpha import alpha_from_coincidence, check_alpha_defined, krippendorff_alpha, unit_counts
+from .alpha import (
+    alpha_from_coincidence,
+    check_alpha_defined,
+    krippendorff_alpha,
+    unit_counts,
+)
 from .bootstrap import Bootstrap
 from .data import AgreementInput, document_annotators
 from .descriptives import annotator_profiles, positions, question_similarity, sections
 from .errors import UndefinedAgreement
 from .fields import field_agreement, metric
+from .names import describe
 from .sentences import per_document_coincidence, projection
 from .spans import f1_from_counts, macro_f1, span_statistics
+from .tokens import token_agreement
 from .units import edit_field_units, match_edits, rating_units
 
 CITATIONS = {
@@ -36,6 +43,7 @@ CITATIONS = {
     "masi": "Passonneau (2006), MASI",
     "bands": "Landis & Koch (1977); Artstein & Poesio (2008)",
     "aggregation": "Attal et al. (2023), PLABA",
+    "tokens": "Heineman et al. (2023), SALSA: token-level agreement per edit type",
 }
 
 
@@ -81,12 +89,14 @@ def build_report(inp: AgreementInput, *, bootstrap: int = 1000, seed: int = 0,
     report["edit_fields"] = _edit_fields(inp, annotators, doc_index, boot)
     report["spans"] = {side: _spans(inp, annotators, side, boot, iou_threshold, first_span_only)
                        for side in SIDES}
+    report["tokens"] = {side: token_agreement(docs, inp.edits, annotators, schema, side, boot)
+                        for side in ("source", "target")}
     report["annotators"] = annotator_profiles(docs, inp.edits, inp.work, annotators,
                                               [e.name for e in schema.edit_types])
     report["question_similarity"] = question_similarity(docs, inp.edits, annotators, inp.embed)
     report["sections"] = sections(docs, inp.edits)
     report["positions"] = positions(docs, inp.edits)
-    report["interpretation"] = _interpretation(report)
+    report["interpretation"] = _interpretation(report, schema)
     report["citations"] = CITATIONS
     if report["counts"]["documents_with_2plus_annotators"] == 0:
         report["warnings"].append("no document has two or more annotators: agreement is undefined")
@@ -102,14 +112,16 @@ def _rating_fields(inp, doc_index, boot, warnings):
     for field in inp.schema.ratings:
         key = _field_key(field, fields)
         if field.type == "text":
-            fields[key] = {"level": field.level, "type": "text", "metrics": None,
+            fields[key] = {"label": field.label or field.name, "level": field.level,
+                           "type": "text", "metrics": None,
                            "explanation": "free-text fields are not compared"}
             continue
         units, ignored = rating_units(inp.ratings, field, doc_index)
         if ignored:
             warnings.append(f"{key}: {ignored} rating(s) ignored (empty, not an option, or "
                             "on an unknown document)")
-        fields[key] = {"level": field.level, "type": field.type, "ignored_ratings": ignored,
+        fields[key] = {"label": field.label or field.name, "level": field.level,
+                       "type": field.type, "ignored_ratings": ignored,
                        "metrics": field_agreement(units, field, len(doc_index), boot)}
         if field.type == "ordinal":
             aggregation[key] = aggregate(units, inp.documents, field, boot,
@@ -126,6 +138,7 @@ def _edit_fields(inp, annotators, doc_index, boot):
                 continue
             units = edit_field_units(pairs, et.name, field, doc_index)
             out[f"{et.name}.{field.name}"] = {
+                "label": f"{et.label or et.name}, {field.label or field.name}",
                 "edit_type": et.name, "field": field.name, "type": field.type,
                 "matched_pairs": sum(1 for x, _y in pairs if x.edit_type == et.name),
                 "metrics": field_agreement(units, field, len(doc_index), boot)}
@@ -203,13 +216,16 @@ def _defined(value, explanation: str) -> float:
     return value
 
 
-def _interpretation(report) -> list[dict]:
+def _interpretation(report, schema) -> list[dict]:
+    """The headline coefficients: raw key (``metric``), readable ``title`` and ``about``,
+    value, CI, the reason when undefined (``explanation``) and the verbal band."""
     rows = []
 
     def add(path, m):
         if isinstance(m, dict) and "interpretation" in m:
-            rows.append({"metric": path, "value": m["value"], "ci": m.get("ci"),
-                         "explanation": m["explanation"], **m["interpretation"]})
+            rows.append({"metric": path, **describe(path, schema), "value": m["value"],
+                         "ci": m.get("ci"), "explanation": m["explanation"],
+                         **m["interpretation"]})
 
     for group in ("fields", "edit_fields"):
         for key, entry in report[group].items():
@@ -221,6 +237,9 @@ def _interpretation(report) -> list[dict]:
     for side, entry in report["spans"].items():
         for name, m in (entry.get("sentence_alpha") or {}).items():
             add(f"spans.{side}.sentence_alpha.{name}", m)
+    for side, entry in report["tokens"].items():
+        for label, stats in (entry.get("types") or {}).items():
+            add(f"tokens.{side}.types.{label}.fleiss", stats["fleiss"])
     return rows
 
 

@@ -65,7 +65,11 @@ def load_agreement_input(session: Session, project: Project, *, embed=None) -> A
     edits, ratings, work = [], [], []
     for a in assignments:
         doc_id, name = a.document.external_id, a.user.username
-        work.append(Work(document_id=doc_id, annotator=name, seconds=a.seconds_spent,
+        # An import whose file carried no time (e.g. Thresh records without _seconds_spent)
+        # leaves the time unknown: not a zero in the median seconds per document.
+        unknown = (a.meta or {}).get("seconds_unknown") and not a.seconds_spent
+        work.append(Work(document_id=doc_id, annotator=name,
+                         seconds=None if unknown else a.seconds_spent,
                          status=a.status))
         for row in a.edits:
             e = edit_to_dict(row)

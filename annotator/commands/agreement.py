@@ -84,26 +84,56 @@ def agreement(project_name, as_json, html_path, bootstrap, seed, save_settings,
         click.echo(f"HTML report written to {html_path}")
 
 
+def _shown(metric: dict | None) -> str:
+    """Value, 95% CI and band of a metric; when undefined, "n/a" and the reason."""
+    if not metric or metric.get("value") is None:
+        reason = (metric or {}).get("explanation") or "not computed"
+        return f"n/a ({reason})"
+    text = f"{metric['value']:.3f}"
+    ci = metric.get("ci") or {}
+    if ci.get("low") is not None:
+        text += f"  [{ci['low']:.3f}, {ci['high']:.3f}]"
+    band = metric.get("band") or (metric.get("interpretation") or {}).get("band")
+    return f"{text}  {band}" if band else text
+
+
 def summary_text(report: dict) -> str:
+    """The report in a few readable lines: each headline coefficient by name (the raw JSON
+    key in brackets), the span F1s, the Devaraj majority statistics, the pre-highlighters."""
+    from annotator.agreement.names import describe
+
     counts = report["counts"]
-    lines = [f"{report['project']}: {counts['documents']} documents, {counts['annotators']} "
-             f"annotators, {counts['edits']} edits, {counts['ratings']} ratings "
-             f"({counts['documents_with_2plus_annotators']} documents with 2+ annotators)"]
+    lines = [(f"{report['project']}: {counts['documents']} documents, {counts['annotators']} "
+              f"annotators, {counts['edits']} edits, {counts['ratings']} ratings "
+              f"({counts['documents_with_2plus_annotators']} documents with 2+ annotators)")]
     for row in report.get("interpretation", []):
-        value = row.get("value")
-        shown = "n/a" if value is None else f"{value:.3f}"
-        lines.append(f"  {row['metric']:<48} {shown:>7}  {row.get('band', '')}")
+        title = row.get("title") or row["metric"]
+        lines.append(f"  {title}: {_shown(row)}  <{row['metric']}>")
     for side, entry in report.get("spans", {}).items():
         for kind in ("exact", "partial"):
             macro = (entry.get(kind) or {}).get("macro")
             if macro is not None:
-                value = macro.get("value")
-                shown = "n/a" if value is None else f"{value:.3f}"
-                name = f"spans.{side}.{kind}_f1.macro"
-                lines.append(f"  {name:<48} {shown:>7}")
+                key = f"spans.{side}.{kind}_f1.macro"
+                lines.append(f"  {describe(key)['title']}: {_shown(macro)}  <{key}>")
+    for group in ("fields", "edit_fields"):
+        for key, entry in report.get(group, {}).items():
+            majority = (entry.get("metrics") or {}).get("majority")
+            if not majority:
+                continue
+            name = entry.get("label") or key
+            if majority.get("explanation"):
+                lines.append(f"  {name}: majority statistics n/a ({majority['explanation']})")
+                continue
+            specific = majority["specific_majority_among_nonzero"]
+            lines.append(
+                f"  {name}: majority label on {majority['with_majority']:.3f} of "
+                f"{majority['items']} items; {majority['nonzero_items']} with a "
+                f"non-{majority['zero_label']} majority, of which "
+                + ("none" if specific is None else f"{specific:.3f}")
+                + " agree on one label (Devaraj et al. 2022)")
     for kind, entry in report.get("prehighlighters", {}).items():
         if entry["precision"] is not None:
-            lines.append(f"  pre-highlighter {kind:<31} precision {entry['precision']:.3f}  "
+            lines.append(f"  pre-highlighter {kind}: precision {entry['precision']:.3f} "
                          f"({entry['accepted']} accepted, {entry['dismissed']} dismissed)")
     for warning in report.get("warnings", []):
         lines.append(f"  warning: {warning}")

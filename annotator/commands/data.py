@@ -96,7 +96,7 @@ def import_command(project_name, file, fmt, update, annotator, mappings, ignore,
             project = project_or_exit(session, project_name)
             with progress_bar("importing") as progress:
                 result = import_file(session, project, file, fmt, update=update,
-                                     progress=progress)
+                                     progress=progress, in_batches=True)
     except IngestError as exc:
         fail(f"nothing was imported.\n{problem_list(exc, all_errors)}", code=2)
     click.echo(f"imported {result.created} new and {result.updated} updated documents "

@@ -103,8 +103,10 @@ def push(project_name, email_domain, url, token):
               "before is updated, so a pull can follow a study while it runs.")
 @click.option("--email-domain", help="Members with an e-mail NAME@DOMAIN are the accounts "
               "named NAME (as push --email-domain filed them).")
+@click.option("--item-key", "item_key", metavar="FIELD[,FIELD]",
+              help="The task data field(s) that identify a document, as for import.")
 @server_options
-def pull(project_name, ls_project, out, do_import, email_domain, url, token):
+def pull(project_name, ls_project, out, do_import, email_domain, item_key, url, token):
     """Download the JSON export of a Label Studio project, and optionally import it.
 
     Work is filed under the account with the Label Studio member's e-mail; submitted
@@ -130,8 +132,10 @@ def pull(project_name, ls_project, out, do_import, email_domain, url, token):
         try:
             with database.session() as session:
                 project = project_or_exit(session, project_name)
+                keys = tuple(k.strip() for k in (item_key or "").split(",") if k.strip())
                 report = import_annotations(session, project, path, "labelstudio",
-                                            annotator_map=members, replace=True)
+                                            annotator_map=members, replace=True,
+                                            item_key=keys)
         except IngestError as exc:
             fail(f"nothing was imported.\n{exc}", code=2)
         click.echo(f"imported {report.records} annotations ({report.edits} edits, "

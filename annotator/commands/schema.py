@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from annotator.commands import fail
+from annotator.core.vocabulary import SIDE_LABELS
 
 
 @click.group()
@@ -42,7 +43,6 @@ def show(file, as_yaml):
 
 KINDS = {"yaml": "schema YAML", "thresh": "Thresh typology",
          "labelstudio": "Label Studio labeling config"}
-SIDES = {"source": "original", "target": "simplification"}
 
 
 def describe(schema, kind: str, text: str) -> list[str]:
@@ -53,7 +53,7 @@ def describe(schema, kind: str, text: str) -> list[str]:
         if e.document_level:
             where = "document-level (no spans)"
         else:
-            where = " + ".join(SIDES[s] for s in e.sides)
+            where = " + ".join(SIDE_LABELS[s] for s in e.sides)
             where += ", several spans per side" if e.multi_span else ", one span per side"
         if e.composite:
             where += ", composite (made of constituent edits)"

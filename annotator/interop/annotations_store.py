@@ -184,8 +184,11 @@ def _store_one(session: Session, document: Document, user: User,
     assignment.seconds_spent = float(r.seconds_spent or 0.0)
     assignment.started_at = assignment.started_at or now
     assignment.completed_at = now if r.status == "done" else None
-    if r.assignment_meta:
-        assignment.meta = {**(assignment.meta or {}), **r.assignment_meta}
+    meta = dict(r.assignment_meta or {})
+    if r.seconds_spent is None:
+        meta["seconds_unknown"] = True  # the file gave no time: not the same as zero
+    if meta:
+        assignment.meta = {**(assignment.meta or {}), **meta}
     for e in r.edits:
         _store_edit(session, assignment, e, None)
     for g in r.ratings:

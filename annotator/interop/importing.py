@@ -58,7 +58,8 @@ def import_annotations(session: Session, project: Project, path: Path, fmt: str,
 
         known = {d.external_id: (d.source, d.target) for d in session.scalars(
             select(Document).where(Document.project_id == project.id))}
-        records, report.invalid = read_infolossqa(path, schema, known, annotator=annotator)
+        records, report.invalid = read_infolossqa(path, schema, known, annotator=annotator,
+                                                  options=options, ignored=report.ignored)
         for item in report.invalid:
             report.notes.append(f"{item['file']}:{item['line']}: field '{item['field']}': "
                                 f"invalid QA pair, not stored: {item['reason']}")

@@ -77,7 +77,7 @@ class AnnotationRecord:
     meta: dict[str, Any] = field(default_factory=dict)
     edits: list[EditIn] = field(default_factory=list)
     ratings: list[RatingIn] = field(default_factory=list)
-    seconds_spent: float = 0.0
+    seconds_spent: float | None = 0.0  # None: the file does not say (stored as unknown)
     status: str = "done"
     file: str = ""  # the file it came from, when an import reads several
     # What the record carried beyond texts, edits, ratings, time and status (a tool's ids,
@@ -230,10 +230,12 @@ def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
                                     f"{seen[key]})"))
             continue
         seen[key] = line
-        if not (isinstance(record.seconds_spent, (int, float))
+        if record.seconds_spent is not None and not (  # None: the file gives no time
+                isinstance(record.seconds_spent, (int, float))
                 and math.isfinite(record.seconds_spent) and record.seconds_spent >= 0):
-            problems.append(Problem(name, line, "seconds_spent", f"{record.seconds_spent!r}: "
-                                    "time spent must be a non-negative number of seconds"))
+            problems.append(Problem(name, line, "seconds_spent", "time spent must be a "
+                                    "non-negative number of seconds"
+                                    + got(record.seconds_spent)))
         known = texts.get(record.document_id)
         if record.source is not None and known is not None and known != (record.source,
                                                                          record.target):

@@ -173,8 +173,9 @@ class _Reader:
         who = self.owner(row, fallback, name, line, problems)
         edits = self.edits(row.get("edits", []), "edits", name, line, problems)
         ratings = _ratings(row.get("_ratings"), name, line, problems)
-        seconds = row.get("_seconds_spent", 0)
-        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
+        seconds = row.get("_seconds_spent")
+        if seconds is not None and (not isinstance(seconds, (int, float))
+                                    or isinstance(seconds, bool) or seconds < 0):
             problems.append(Problem(name, line, "_seconds_spent", "must be a non-negative "
                                     "number of seconds" + got(seconds)))
         meta = row.get("_meta", {})
@@ -187,7 +188,8 @@ class _Reader:
         kept["_keys"] = list(row)  # which keys the record had, so an export writes the same
         return AnnotationRecord(document_id=doc_id, annotator=who, line=line,
                                 source=texts["source"], target=texts["target"], meta=meta,
-                                edits=edits, ratings=ratings, seconds_spent=float(seconds),
+                                edits=edits, ratings=ratings,
+                                seconds_spent=None if seconds is None else float(seconds),
                                 status=status, file=name, assignment_meta={"thresh": kept},
                                 says_done=says_done)
 

@@ -66,7 +66,9 @@ def cut_release(session: Session, project: Project, version: str, *, exports_pat
     folder = project_folder(exports_path, project.slug)
     final = release_folder(exports_path, project.slug, version)
     if final.exists():
-        raise ReleaseError(f"release {version} of {project.name} exists already ({final}); "
+        # No folder in the message: it is shown on the web page, where a server path
+        # means nothing to the lead and tells a visitor how the server is laid out.
+        raise ReleaseError(f"release {version} of {project.name} exists already; "
                            "releases are immutable: choose a new version")
     documents = session.scalars(select(Document).where(Document.project_id == project.id)
                                 .order_by(Document.position, Document.id)).all()

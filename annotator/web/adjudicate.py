@@ -23,15 +23,18 @@ from flask import (
     send_file,
     url_for,
 )
+from sqlalchemy import select
 
 from annotator.adjudication import decisions as d
 from annotator.adjudication import store
-from annotator.adjudication.overview import adjudication_queue, apply_automatic, complete, in_view
+from annotator.adjudication.labels import can_auto_resolve
+from annotator.adjudication.overview import apply_automatic, complete
+from annotator.adjudication.queue import stored_queue
 from annotator.adjudication.ratings import resolve_rating, route_to_third
 from annotator.adjudication.view import document_view
 from annotator.annotate.store import Conflict, ValidationFailed
 from annotator.annotate.tiebreak import routed_requests, save_tiebreak_form, tiebreak_items
-from annotator.models import Document
+from annotator.models import Document, ProjectMember, User
 from annotator.releases import (
     ReleaseError,
     cut_release,
@@ -83,12 +86,21 @@ def queue(project_id: int):
     field_name = request.args.get("field") or None
     pair_arg = request.args.get("pair") or ""
     pair = tuple(pair_arg.split(",", 1)) if "," in pair_arg else None
-    every_entry = adjudication_queue(db(), project)  # computed once; filtered below
-    entries = [e for e in every_entry if in_view(e, field_name, pair)]
-    everyone = sorted({n for e in every_entry for n in e.annotators})
-    fields = [e.name for e in schema.edit_types] + [r.name for r in schema.ratings
-                                                    if r.type != "text"]
-    return render_template("adjudicate_queue.html", project=project, entries=entries,
+    try:
+        page = int(request.args.get("page") or 1)
+    except ValueError:
+        page = 1
+    found = stored_queue(db(), project.id, field_name=field_name, pair=pair, page=page)
+    db().commit()  # the entries recomputed just now
+    everyone = sorted(db().scalars(select(User.username).join(
+        ProjectMember, ProjectMember.user_id == User.id).where(
+        ProjectMember.project_id == project.id, ProjectMember.role == "annotator")))
+    fields = ([e.name for e in schema.edit_types]
+              + [f"{e.name}.{f.name}" for e in schema.edit_types for f in e.fields
+                 if can_auto_resolve(f.type)]
+              + [r.name for r in schema.ratings if r.type != "text"])
+    return render_template("adjudicate_queue.html", project=project, entries=found.entries,
+                           queue=found,
                            fields=fields, pairs=[",".join(p) for p in combinations(everyone, 2)],
                            field=field_name, pair=pair_arg)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, jsonify, request
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
@@ -57,6 +57,17 @@ def lost_race(exc):
     db().rollback()
     return jsonify(error="conflict", message="This was changed at the same moment elsewhere; "
                    "reload to see the newer version.", current=None), 409
+
+
+@bp.errorhandler(OperationalError)
+def busy(exc: OperationalError):
+    """The database stayed locked longer than the busy time-out (a long write elsewhere):
+    say so and ask the page to retry, instead of a 500 that reads like lost work."""
+    db().rollback()
+    response = jsonify(error="busy", message="The database is busy; your change was not "
+                       "saved yet. It will be retried.")
+    response.headers["Retry-After"] = "2"
+    return response, 503
 
 
 @bp.errorhandler(ValidationFailed)

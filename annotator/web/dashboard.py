@@ -78,10 +78,12 @@ def annotator_progress(project: Project) -> list[dict]:
     table: dict[str, dict] = {}
     for username, status, count, seconds in rows:
         entry = table.setdefault(username, {"username": username, "assigned": 0,
-                                            "in_progress": 0, "done": 0, "seconds": 0.0})
+                                            "in_progress": 0, "done": 0, "skipped": 0,
+                                            "seconds": 0.0})
         entry[status] += count
         entry["seconds"] += float(seconds)
     for entry in table.values():
-        entry["total"] = entry["assigned"] + entry["in_progress"] + entry["done"]
+        entry["total"] = (entry["assigned"] + entry["in_progress"] + entry["done"]
+                          + entry["skipped"])
         entry["percent_done"] = round(100 * entry["done"] / entry["total"]) if entry["total"] else 0
     return sorted(table.values(), key=lambda e: e["username"])

@@ -1,5 +1,6 @@
 """hardening: unique release folder per project (projects.slug), session generations,
-login throttle counters, time of the last heartbeat
+login throttle counters, time of the last heartbeat,
+the stored adjudication queue
 
 Revision ID: 0006_hardening
 Revises: 0006_refactor
@@ -54,9 +55,42 @@ def upgrade() -> None:
         sa.Column('next_allowed', sa.Float(), nullable=False),
         sa.PrimaryKeyConstraint('key', name=op.f('pk_login_throttle')),
     )
+    op.create_table(
+        'adjudication_queue',
+        sa.Column('document_id', sa.Integer(), nullable=False),
+        sa.Column('project_id', sa.Integer(), nullable=False),
+        sa.Column('changes', sa.Integer(), nullable=False),
+        sa.Column('computed', sa.Integer(), nullable=False),
+        sa.Column('stale', sa.Boolean(), nullable=False),
+        sa.Column('ready', sa.Boolean(), nullable=False),
+        sa.Column('complete', sa.Boolean(), nullable=False),
+        sa.Column('agreement', sa.Float(), nullable=False),
+        sa.Column('open_total', sa.Integer(), nullable=False),
+        sa.Column('open_summary', sa.Text(), nullable=False),
+        sa.Column('annotators', sa.Text(), nullable=False),
+        sa.Column('disputed', sa.Text(), nullable=False),
+        sa.Column('position', sa.Integer(), nullable=False),
+        sa.ForeignKeyConstraint(['document_id'], ['documents.id'], ondelete='CASCADE',
+                                name=op.f('fk_adjudication_queue_document_id_documents')),
+        sa.ForeignKeyConstraint(['project_id'], ['projects.id'], ondelete='CASCADE',
+                                name=op.f('fk_adjudication_queue_project_id_projects')),
+        sa.PrimaryKeyConstraint('document_id', name=op.f('pk_adjudication_queue')),
+    )
+    op.create_index('ix_adjudication_queue_order', 'adjudication_queue',
+                    ['project_id', 'ready', 'complete', 'agreement', 'position'])
+    op.create_index('ix_adjudication_queue_stale', 'adjudication_queue', ['project_id', 'stale'])
+    # Every assigned document starts stale: the first queue view computes it once.
+    op.execute("INSERT INTO adjudication_queue (document_id, project_id, changes, computed, "
+               "stale, ready, complete, agreement, open_total, open_summary, annotators, "
+               "disputed, position) SELECT d.id, d.project_id, 1, 0, true, false, false, 1.0, "
+               "0, '', '|', '|', d.position FROM documents d WHERE EXISTS (SELECT 1 FROM "
+               "assignments a WHERE a.document_id = d.id)")
 
 
 def downgrade() -> None:
+    op.drop_index('ix_adjudication_queue_stale', table_name='adjudication_queue')
+    op.drop_index('ix_adjudication_queue_order', table_name='adjudication_queue')
+    op.drop_table('adjudication_queue')
     op.drop_table('login_throttle')
     with op.batch_alter_table('assignments', schema=None) as batch_op:
         batch_op.drop_column('last_time_report')
