@@ -10,8 +10,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotator.core.limits import Limits, current_limits
-
 
 @dataclass
 class Config:
@@ -21,9 +19,6 @@ class Config:
     embedding_model: str | None
     https: bool
     exports_path: Path
-    # Longest text one field may hold (a question, an answer, a comment) and one imported
-    # text: ANNOTATOR_MAX_TEXT_CHARS, read with the other limits (annotator.core.limits).
-    max_text_chars: int = Limits.max_text_chars
     # How long a login lasts (ANNOTATOR_SESSION_HOURS, default 8: a working day).
     session_hours: float = 8.0
     # Reverse proxies in front of the app that set X-Forwarded-For (ANNOTATOR_PROXIES).
@@ -41,7 +36,6 @@ class Config:
             embedding_model=env.get("ANNOTATOR_EMBEDDING_MODEL") or None,
             https=env.get("ANNOTATOR_HTTPS", "").lower() in ("1", "true", "yes"),
             exports_path=Path(env.get("ANNOTATOR_EXPORTS_PATH") or Path.cwd() / "exports"),
-            max_text_chars=current_limits(env).max_text_chars,
             session_hours=float(env.get("ANNOTATOR_SESSION_HOURS") or 8.0),
             proxies=int(env.get("ANNOTATOR_PROXIES") or 0),
         )
@@ -51,4 +45,3 @@ class Config:
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
-
