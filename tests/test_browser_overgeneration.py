@@ -7,16 +7,21 @@ from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
 from annotator.models import Assignment, User
 from annotator.study.projects import create_project
-from tests.browser_helpers import api_state, drag_select, open_page, wait_saved
+from tests.browser_helpers import (
+    OVERGEN_LEAK,
+    OVERGEN_SOURCE,
+    OVERGEN_TARGET,
+    api_state,
+    drag_select,
+    open_page,
+    wait_saved,
+)
 from tests.conftest import ARTIFACTS, browser_login
 from tests.helpers import write_jsonl
 
 pytestmark = pytest.mark.browser
 
-SOURCE = "Children with asthma used the inhaler twice a day for 8 weeks."
-TARGET = ("Kids with asthma used an inhaler twice a day for 8 weeks. "
-          "Here is the simplified version: I chose 'rephrase' as the strategy.")
-LEAK = "Here is the simplified version: I chose 'rephrase' as the strategy."
+SOURCE, TARGET, LEAK = OVERGEN_SOURCE, OVERGEN_TARGET, OVERGEN_LEAK
 
 
 def test_mark_trailing_content_and_rate_the_pair(page, live_server, database, users, tmp_path):

@@ -288,7 +288,8 @@ def test_labeling_page_shows_both_texts_and_region_inputs_on_either_side(server,
 def test_a_study_made_from_its_own_config_goes_to_label_studio_and_back(server, env, tmp_path):
     """The InfoLossQA rating study (its own labeling config, aliases, rationales) pushed to a
     real server and pulled back unchanged."""
-    from tests.test_interop_labelstudio_study import CONFIG, FILES
+    from tests.helpers import INFOLOSSQA_CONFIG as CONFIG
+    from tests.helpers import INFOLOSSQA_FILES as FILES
 
     http = server["http"]
     known = {u["email"] for u in http.get("/api/users/").json()}
