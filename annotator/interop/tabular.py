@@ -24,6 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from annotator.core.tables import csv_text
 from annotator.core.vocabulary import SIDES
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.labelstudio_config import choice_to_value
@@ -119,23 +120,20 @@ def edit_field_names(schema: Schema) -> list[str]:
 
 def to_csv(records: list[AnnotationRecord], schema: Schema) -> str:
     fields = edit_field_names(schema)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(FIXED_COLUMNS + [f"field:{f}" for f in fields] + RATING_COLUMNS)
+    rows = []
     for r in records:
         base = [r.document_id, r.annotator, r.status, r.seconds_spent]
         for e in r.edits:
             values = [_cell(e.fields.get(f)) for f in fields]
-            writer.writerow(base + ["edit", e.edit_type, _spans_text(e.spans, "source"),
-                                    _spans_text(e.spans, "target")] + values
-                            + [""] * len(RATING_COLUMNS))
+            rows.append(base + ["edit", e.edit_type, _spans_text(e.spans, "source"),
+                                _spans_text(e.spans, "target")] + values
+                        + [""] * len(RATING_COLUMNS))
         for g in r.ratings:
-            writer.writerow(base + ["rating", "", "", ""] + [""] * len(fields)
-                            + [g.level, g.item, g.field, _cell(g.value), g.rationale or ""])
+            rows.append(base + ["rating", "", "", ""] + [""] * len(fields)
+                        + [g.level, g.item, g.field, _cell(g.value), g.rationale or ""])
         if not r.edits and not r.ratings:
-            writer.writerow(base + ["assignment"] + [""] * (3 + len(fields)
-                                                             + len(RATING_COLUMNS)))
-    return out.getvalue()
+            rows.append(base + ["assignment"] + [""] * (3 + len(fields) + len(RATING_COLUMNS)))
+    return csv_text(FIXED_COLUMNS + [f"field:{f}" for f in fields] + RATING_COLUMNS, rows)
 
 
 def _cell(value: Any) -> str:
