@@ -180,3 +180,40 @@ def summary(docs: Annotations, machine: Mapping[str, Sequence[Mark]],
         out[kind or "all"] = {"annotators": people.to_dict(), "pre-highlights": mach.to_dict(),
                               "ratio": None if ratio is None else round(ratio, 4)}
     return out
+
+
+def annotations_from_edits(edits: Iterable) -> dict[str, dict[str, list[Mark]]]:
+    """document -> annotator -> marks, from edits shaped like :class:`agreement.data.Edit`
+    (``document_id``, ``annotator``, ``edit_type``, ``spans`` with side/start/end)."""
+    out: dict[str, dict[str, list[Mark]]] = {}
+    for edit in edits:
+        by = out.setdefault(str(edit.document_id), {})
+        marks = by.setdefault(str(edit.annotator), [])
+        mark = Mark.of(edit.edit_type, [(s.start, s.end) for s in edit.spans if s.side == "source"])
+        if mark is not None:
+            marks.append(mark)
+    return out
+
+
+def report_section(docs: Annotations, machine: Mapping[str, Sequence[Mark]], k: int = 5) -> dict:
+    """The agreement report's "pre-highlights as an annotator".
+
+    Only documents with two or more annotators count (the people's figure needs a pair).
+    ``folds``: the same figures on each of ``k`` folds of documents (stable by id), so the
+    spread over documents shows next to the pooled value.
+    """
+    paired = {d: by for d, by in docs.items() if len(by) >= 2}
+    section = {"measure": "edit matches when a same-kind edit of the other side overlaps it "
+                          "in the original; pooled precision, recall, F1",
+               "documents": len(paired),
+               "overall": summary(paired, machine),
+               "per_annotator": per_annotator(paired, machine),
+               "folds": []}
+    for ids in folds(paired, k):
+        if ids:
+            part = summary(paired, machine, only=ids)["all"]
+            section["folds"].append({"documents": len(ids),
+                                     "pre-highlights_f1": part["pre-highlights"]["f1"],
+                                     "annotators_f1": part["annotators"]["f1"],
+                                     "ratio": part["ratio"]})
+    return section
