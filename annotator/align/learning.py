@@ -99,7 +99,7 @@ def choose_thresholds(ranker: LossRanker, docs: list[LearningDocument],
 
     def f1(thresholds):
         trial = LossRanker(ranker.mean, ranker.scale, ranker.weights, thresholds,
-                           ranker.max_per_document)
+                           ranker.max_per_document, always_classes=ranker.always_classes)
         return machine_against_annotators(gold, machine_marks(trial, docs, rows_of)).f1 or 0.0
 
     for _ in range(rounds):

@@ -9,7 +9,9 @@ its section and position) and two logistic models give the probability that an e
 marks a deletion / an oversimplification in it. A sentence above a kind's threshold
 becomes *one* suggestion whose box is the phrase holding the missing content (the whole
 sentence when nothing specific is missing), carrying every reason found in it; at most
-``max_per_document`` suggestions per document, best first.
+``max_per_document`` suggestions per document, best first, plus every sentence that
+lost a statistic, dose, design term, duration, instrument or number (those are shown even
+at a low probability; the probability is the suggestion's score).
 
 The shipped weights (``loss_ranker_default.json``) were fitted on the InfoLossQA
 development documents with ``benchmarks/evaluate_on_infolossqa.py --write-model``;
@@ -41,6 +43,7 @@ FEATURES = (
     "log_absent", "log_missing", "log_present",
     *(f"missing_{c}" for c in CLASSES), *(f"section_{s}" for s in SECTIONS),
 )
+ALWAYS_CLASSES = ("statistic", "dosage", "design", "duration", "instrument", "number")
 DEFAULT_MODEL_PATH = Path(__file__).with_name("loss_ranker_default.json")
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]+|\d+(?:\.\d+)?")
@@ -151,6 +154,10 @@ class LossRanker:
     thresholds: dict[str, float]
     max_per_document: int = 5
     trained_on: str = ""
+    # Sentences missing content of these classes are always suggested (beyond the cap, at
+    # their own, possibly low, probability): a dropped statistic or dose is worth a look
+    # even where experts of the training data did not mark one.
+    always_classes: tuple[str, ...] = ALWAYS_CLASSES
     precision: dict[str, np.ndarray] | None = None   # of the weights (see fit_logistic)
 
     def prior_of(self, kind: str, l2: float) -> tuple[np.ndarray, np.ndarray]:
@@ -169,18 +176,25 @@ class LossRanker:
     def choose(self, rows: list[SentenceRow]) -> list[tuple[SentenceRow, str, float]]:
         """(row, kind, probability) of the sentences to suggest, best first.
 
-        One suggestion per sentence: the kind whose probability clears its threshold by
-        the larger factor; then the ``max_per_document`` strongest overall.
+        One suggestion per sentence, of the kind whose probability clears its threshold by
+        the larger factor; the ``max_per_document`` strongest, plus every sentence missing
+        content of ``always_classes``.
         """
         probs = self.probabilities(rows)
-        picked = []
+        picked, floor = [], []
         for i, row in enumerate(rows):
             ratios = {k: probs[k][i] / self.thresholds[k] for k in KINDS}
             kind = max(ratios, key=ratios.get)
+            entry = (ratios[kind], row, kind, float(probs[kind][i]))
             if ratios[kind] >= 1.0:
-                picked.append((ratios[kind], row, kind, float(probs[kind][i])))
+                picked.append(entry)
+            elif any(m.content_class in self.always_classes for m in row.missing):
+                floor.append(entry)
         picked.sort(key=lambda p: -p[0])
-        return [(row, kind, p) for _, row, kind, p in picked[: self.max_per_document]]
+        floor += [p for p in picked[self.max_per_document:]
+                  if any(m.content_class in self.always_classes for m in p[1].missing)]
+        chosen = sorted(picked[: self.max_per_document] + floor, key=lambda p: -p[0])
+        return [(row, kind, p) for _, row, kind, p in chosen]
 
     def to_dict(self) -> dict:
         return {"features": list(FEATURES), "mean": self.mean.round(6).tolist(),
@@ -188,6 +202,7 @@ class LossRanker:
                 "weights": {k: v.round(6).tolist() for k, v in self.weights.items()},
                 "thresholds": {k: round(float(v), 4) for k, v in self.thresholds.items()},
                 "max_per_document": self.max_per_document, "trained_on": self.trained_on,
+                "always_classes": list(self.always_classes),
                 "precision": None if self.precision is None else
                 {k: v.round(4).tolist() for k, v in self.precision.items()}}
 
@@ -200,6 +215,7 @@ class LossRanker:
                    {k: np.array(data["weights"][k], dtype=float) for k in KINDS},
                    {k: float(data["thresholds"][k]) for k in KINDS},
                    int(data.get("max_per_document", 5)), str(data.get("trained_on", "")),
+                   tuple(data.get("always_classes", ALWAYS_CLASSES)),
                    None if not data.get("precision") else
                    {k: np.array(data["precision"][k], dtype=float) for k in KINDS})
 
@@ -254,7 +270,7 @@ def fit_ranker(rows: list[SentenceRow], labels: dict[str, np.ndarray], *,
             z, labels[k], l2=l2, sample_weight=None if sample_weight is None else sample_weight[k],
             prior=None if prior is None else prior.prior_of(k, l2))
     return LossRanker(mean, scale, weights, dict(thresholds), max_per_document, trained_on,
-                      precision)
+                      precision=precision)
 
 
 @lru_cache(maxsize=1)
