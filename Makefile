@@ -9,10 +9,13 @@ STAMP := $(VENV)/.installed
 demo: setup
 	$(VENV)/bin/annotator demo
 
-# The whole suite on SQLite, then every database test again on a real PostgreSQL server.
+# Lint (ruff, configured in pyproject.toml); the whole suite on SQLite, then every database
+# test again on a real PostgreSQL server, both beside a real Label Studio server (installed
+# into .venv-labelstudio on first use).
 test: setup system-deps
-	$(PY) -m pytest $(PYTEST_ARGS)
-	bash scripts/with-postgres.sh $(PY) -m pytest $(PYTEST_ARGS)
+	$(VENV)/bin/ruff check .
+	PYTHON=$(PYTHON) bash scripts/with-labelstudio.sh bash -c \
+	  '$(PY) -m pytest $(PYTEST_ARGS) && bash scripts/with-postgres.sh $(PY) -m pytest $(PYTEST_ARGS)'
 
 setup: $(STAMP)
 
@@ -29,8 +32,9 @@ $(STAMP): pyproject.toml
 system-deps:
 	bash scripts/system-deps.sh
 
+# Every benchmark at a small size (benchmarks/run_all.py); run a script alone for full size.
 bench: setup
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) .venv-labelstudio build dist *.egg-info

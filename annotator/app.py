@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
-from flask import Flask, g
+from flask import Flask, g, jsonify, request
+from flask.json.provider import DefaultJSONProvider
 from flask_wtf.csrf import CSRFProtect
 
 from annotator import __version__
 from annotator.config import Config
+from annotator.core import strict_json
+from annotator.core.limits import current_limits
 from annotator.db import Database
 from annotator.resources import static_dir, templates_dir
 
@@ -19,7 +23,7 @@ csrf = CSRFProtect()
 def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     """Build the app over one database; ``config`` defaults to the environment."""
     config = config or Config.from_env()
-    app = Flask(
+    app = StrictJSONFlask(
         "annotator",
         template_folder=str(templates_dir()),
         static_folder=str(static_dir()),
@@ -30,25 +34,48 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_SECURE=config.https,
+        PERMANENT_SESSION_LIFETIME=timedelta(hours=config.session_hours),
         WTF_CSRF_TIME_LIMIT=None,  # a token lives as long as the login session
-        MAX_CONTENT_LENGTH=64 * 1024 * 1024,
+        MAX_CONTENT_LENGTH=current_limits().max_request_bytes,
         ANNOTATOR=config,
     )
+    if config.proxies:
+        # Behind a reverse proxy every request comes from the proxy: take the client
+        # address from X-Forwarded-For (set by that many trusted proxies), or the login
+        # throttle's per-address lock would lock out everybody at once.
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config.proxies, x_proto=config.proxies)
     database = Database(config.database_url)
     if migrate:
         database.upgrade()
     app.extensions["annotator_db"] = database
     csrf.init_app(app)
+    app.register_error_handler(413, _too_large)
 
-    from annotator.web import adjudicate, api, auth, dashboard, documents
-    from annotator.web import evaluation
+    from annotator.web import (
+        adjudicate,
+        api,
+        auth,
+        dashboard,
+        datamanager,
+        documents,
+        errors,
+        evaluation,
+        formatting,
+        manage,
+    )
 
+    app.register_blueprint(auth.bp)  # first: its login check runs before any other hook
     app.register_blueprint(api.bp)
-    app.register_blueprint(auth.bp)
     app.register_blueprint(documents.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(adjudicate.bp)
     app.register_blueprint(evaluation.bp)
+    app.register_blueprint(datamanager.bp)
+    app.register_blueprint(manage.bp)
+    formatting.register(app)
+    errors.register(app)
 
     @app.teardown_appcontext
     def close_session(_exc):
@@ -74,6 +101,33 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
         return response
 
     return app
+
+
+class StrictJSONProvider(DefaultJSONProvider):
+    """JSON out never carries NaN or Infinity (browsers refuse such a page); JSON in
+    refuses them (see :mod:`annotator.core.strict_json`)."""
+
+    def dumps(self, obj, **kwargs):
+        kwargs.setdefault("allow_nan", False)
+        return super().dumps(obj, **kwargs)
+
+    def loads(self, s, **kwargs):
+        return strict_json.loads(s.decode("utf-8") if isinstance(s, bytes) else s)
+
+
+class StrictJSONFlask(Flask):
+    json_provider_class = StrictJSONProvider
+
+
+def _too_large(exc):
+    limit = current_limits().max_request_bytes
+    message = (f"The request is larger than the limit of {limit:,} bytes "
+               "(ANNOTATOR_MAX_REQUEST_BYTES).")
+    if request.path.startswith("/api/"):
+        return jsonify(error="too large", message=message), 413
+    from annotator.web.errors import render_error
+
+    return render_error(413, message)
 
 
 def _instance_secret(instance: Path) -> str:

@@ -10,37 +10,63 @@ import importlib
 
 import click
 
-# command name -> (module, attribute)
+# command name -> (module, attribute, summary). The summary is what `annotator --help`
+# lists, so that the listing imports no command module (they pull in SQLAlchemy, NumPy,
+# the embedding stack); tests/test_cli_startup.py checks each summary opens its command's
+# own help text.
 COMMANDS = {
-    "init": ("annotator.commands.setup", "init"),
-    "user": ("annotator.commands.setup", "user"),
-    "project": ("annotator.commands.setup", "project"),
-    "import": ("annotator.commands.data", "import_command"),
-    "assign": ("annotator.commands.data", "assign"),
-    "demo": ("annotator.commands.serve", "demo"),
-    "serve": ("annotator.commands.serve", "serve"),
-    "prehighlight": ("annotator.commands.prehighlight", "prehighlight"),
-    "align": ("annotator.commands.align", "align"),
-    "agreement": ("annotator.commands.agreement", "agreement"),
-    "iaa": ("annotator.commands.iaa", "iaa"),
-    "labelstudio": ("annotator.commands.labelstudio", "labelstudio"),
-    "export": ("annotator.commands.interop", "export"),
-    "adjudicate": ("annotator.commands.adjudicate", "adjudicate"),
-    "release": ("annotator.commands.release", "release"),
-    "eval": ("annotator.commands.evaluation", "eval_group"),
-    "results": ("annotator.commands.evaluation", "results"),
+    "init": ("annotator.commands.setup", "init",
+             "Create the database, or bring it up to date with the newest migrations."),
+    "user": ("annotator.commands.setup", "user",
+             "Manage user accounts (admins, leads, annotators)."),
+    "project": ("annotator.commands.setup", "project", "Create and inspect projects."),
+    "schema": ("annotator.commands.schema", "schema",
+               "Read schema files (this tool's YAML, Thresh typologies, Label Studio configs)."),
+    "import": ("annotator.commands.data", "import_command",
+               "Import original/simplified pairs, or annotations made elsewhere, into PROJECT."),
+    "assign": ("annotator.commands.data", "assign",
+               "Give every document of PROJECT to N different annotators, balanced."),
+    "demo": ("annotator.commands.serve", "demo",
+             "Create the demo projects with a lead and two annotators, and serve them."),
+    "serve": ("annotator.commands.serve", "serve",
+              "Serve the web app (login, annotation, project pages)."),
+    "prehighlight": ("annotator.commands.prehighlight", "prehighlight",
+                     "Pre-highlight candidate problems in every document of PROJECT."),
+    "align": ("annotator.commands.align", "align",
+              "Print pre-highlighting suggestions for each pair in FILE.jsonl"),
+    "agreement": ("annotator.commands.agreement", "agreement",
+                  "Inter-annotator agreement of PROJECT, on the annotators' own"),
+    "iaa": ("annotator.commands.iaa", "iaa", "Agreement of a ratings table FILE.csv"),
+    "labelstudio": ("annotator.commands.labelstudio", "labelstudio",
+                    "Send a project to a Label Studio server, or fetch its annotations back."),
+    "export": ("annotator.commands.interop", "export",
+               "Write the annotators' own work in PROJECT for another tool."),
+    "adjudicate": ("annotator.commands.adjudicate", "adjudicate",
+                   "Adjudication of finished documents"),
+    "release": ("annotator.commands.release", "release", "Cut a gold release"),
+    "eval": ("annotator.commands.evaluation", "eval_group",
+             "Evaluation modes: QA quality, QA recall, PLABA, PlainFact."),
+    "results": ("annotator.commands.evaluation", "results",
+                "Results of an evaluation project (agreement and result tables) as JSON or CSV."),
 }
 
 
 class LazyGroup(click.Group):
+    """Imports a command's module only when that command runs (or shows its own help)."""
+
     def list_commands(self, ctx):
         return sorted(COMMANDS)
 
     def get_command(self, ctx, name):
         if name not in COMMANDS:
             return None
-        module, attribute = COMMANDS[name]
+        module, attribute, _ = COMMANDS[name]
         return getattr(importlib.import_module(module), attribute)
+
+    def format_commands(self, ctx, formatter):
+        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

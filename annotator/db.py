@@ -43,6 +43,9 @@ class Database:
         self.url = database_url
         self.engine = make_engine(database_url)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        from annotator.adjudication.queue import listen
+
+        listen()  # every session keeps the stored adjudication queue current
 
     @contextmanager
     def session(self) -> Iterator[Session]:

@@ -28,9 +28,14 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column, relationship
 
-ROLES = ("admin", "lead", "annotator")
-SIDES = ("source", "target")
-ASSIGNMENT_STATUSES = ("assigned", "in_progress", "done", "skipped")
+from annotator.core.vocabulary import (  # noqa: F401  (re-exported: models.SIDES etc.)
+    ASSIGNMENT_STATUSES,
+    PROJECT_ROLES,
+    ROLES,
+    SIDES,
+    SUGGESTION_ACTIONS,
+    sql_in,
+)
 
 
 def utcnow() -> datetime:
@@ -66,7 +71,7 @@ class Versioned:
 
 class User(Base):
     __tablename__ = "users"
-    __table_args__ = (CheckConstraint("role IN ('admin', 'lead', 'annotator')", name="role"),)
+    __table_args__ = (CheckConstraint(sql_in("role", ROLES), name="role"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     username: Mapped[str] = mapped_column(String(80), unique=True)
@@ -74,6 +79,9 @@ class User(Base):
     role: Mapped[str] = mapped_column(String(16))
     email: Mapped[str | None] = mapped_column(String(254), unique=True, index=True, nullable=True)
     active: Mapped[bool] = mapped_column(default=True)
+    # Stored in the session cookie at login and compared on every request: bumping it
+    # (logout, password change, deactivation) ends every session of the user at once.
+    session_generation: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     @property
@@ -86,6 +94,9 @@ class Project(Versioned, Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(120), unique=True)
+    # The folder of the project's releases under exports/: unique (case-insensitively, checked
+    # at creation), so two projects never share one (``trial.`` and ``trial`` would).
+    slug: Mapped[str] = mapped_column(String(120), unique=True)
     schema_name: Mapped[str] = mapped_column(String(120))
     # The schema YAML exactly as it was when the project was created: a project keeps
     # working (and releases stay reproducible) even if the built-in file changes later.
@@ -102,7 +113,7 @@ class ProjectMember(Base):
     __tablename__ = "project_members"
     __table_args__ = (
         UniqueConstraint("project_id", "user_id"),
-        CheckConstraint("role IN ('lead', 'annotator')", name="role"),
+        CheckConstraint(sql_in("role", PROJECT_ROLES), name="role"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -153,7 +164,7 @@ class Assignment(Versioned, Base):
     __table_args__ = (
         UniqueConstraint("document_id", "user_id"),
         Index("ix_assignments_user_status", "user_id", "status"),
-        CheckConstraint("status IN ('assigned', 'in_progress', 'done', 'skipped')", name="status"),
+        CheckConstraint(sql_in("status", ASSIGNMENT_STATUSES), name="status"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -165,6 +176,8 @@ class Assignment(Versioned, Base):
     seconds_spent: Mapped[float] = mapped_column(Float, default=0.0)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # POSIX time of the last time heartbeat: the next one is credited at most the time since.
+    last_time_report: Mapped[float | None] = mapped_column(Float, nullable=True)
     # What an imported record carried beyond the edits (a tool's own ids, per-record metadata),
     # kept so that exports give it back.
     meta: Mapped[dict[str, Any]] = mapped_column(default=dict)
@@ -205,7 +218,9 @@ class Edit(Versioned, Base):
 
     assignment: Mapped[Assignment] = relationship(back_populates="edits")
     spans: Mapped[list[Span]] = relationship(
-        back_populates="edit", cascade="all, delete-orphan", order_by="(Span.side, Span.start)"
+        # In the order they were marked (or listed in an imported file): "the first span of
+        # an edit" means the first one marked, as in the InfoLossQA figures.
+        back_populates="edit", cascade="all, delete-orphan", order_by="Span.id"
     )
 
 
@@ -215,7 +230,7 @@ class Span(Base):
 
     __tablename__ = "spans"
     __table_args__ = (
-        CheckConstraint("side IN ('source', 'target')", name="side"),
+        CheckConstraint(sql_in("side", SIDES), name="side"),
         CheckConstraint("start >= 0 AND \"end\" > start", name="range"),
     )
 
@@ -277,7 +292,7 @@ class SuggestionAction(Base):
     __tablename__ = "suggestion_actions"
     __table_args__ = (
         UniqueConstraint("suggestion_id", "user_id"),
-        CheckConstraint("action IN ('accepted', 'dismissed')", name="action"),
+        CheckConstraint(sql_in("action", SUGGESTION_ACTIONS), name="action"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -288,6 +303,20 @@ class SuggestionAction(Base):
         ForeignKey("edits.id", ondelete="SET NULL"), nullable=True
     )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class LoginThrottle(Base):
+    """Login attempts of one user name (``user:<name>``) or one client address
+    (``addr:<ip>``) in the current window; updated with single atomic UPDATEs so that
+    parallel attempts cannot overshoot the limit (see :mod:`annotator.study.throttle`).
+    Times are POSIX seconds."""
+
+    __tablename__ = "login_throttle"
+
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    window_start: Mapped[float] = mapped_column(Float, default=0.0)
+    next_allowed: Mapped[float] = mapped_column(Float, default=0.0)
 
 
 class AuditEvent(Base):
@@ -397,6 +426,35 @@ class GoldRating(Base):
     method: Mapped[str] = mapped_column(String(16))
 
     decision: Mapped[AdjudicationDecision] = relationship()
+
+
+class AdjudicationQueueEntry(Base):
+    """The adjudication queue, stored: one row per document whose adjudication inputs
+    changed at least once, kept up to date incrementally (see
+    :mod:`annotator.adjudication.queue`). ``changes`` is bumped by every change to the
+    document's assignments, edits, ratings or decisions; the entry is current while
+    ``computed == changes``. ``annotators`` and ``disputed`` are '|a|b|' lists, so the
+    page filters them with LIKE on both SQLite and PostgreSQL."""
+
+    __tablename__ = "adjudication_queue"
+    __table_args__ = (Index("ix_adjudication_queue_order", "project_id", "ready", "complete",
+                            "agreement", "position"),
+                      Index("ix_adjudication_queue_stale", "project_id", "stale"))
+
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    changes: Mapped[int] = mapped_column(Integer, default=1)
+    computed: Mapped[int] = mapped_column(Integer, default=0)
+    stale: Mapped[bool] = mapped_column(default=True)  # computed != changes, indexed
+    ready: Mapped[bool] = mapped_column(default=False)
+    complete: Mapped[bool] = mapped_column(default=False)
+    agreement: Mapped[float] = mapped_column(Float, default=1.0)
+    open_total: Mapped[int] = mapped_column(Integer, default=0)
+    open_summary: Mapped[str] = mapped_column(Text, default="")
+    annotators: Mapped[str] = mapped_column(Text, default="|")
+    disputed: Mapped[str] = mapped_column(Text, default="|")
+    position: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class TieBreakRequest(Base):

@@ -22,8 +22,13 @@ import time
 import numpy as np
 from nltk.metrics.agreement import AnnotationTask
 
-from annotator.agreement.alpha import (alpha_from_coincidence, coincidence, encode,
-                                       krippendorff_alpha, unit_counts)
+from annotator.agreement.alpha import (
+    alpha_from_coincidence,
+    coincidence,
+    encode,
+    krippendorff_alpha,
+    unit_counts,
+)
 from annotator.agreement.report import build_report
 from annotator.agreement.synthetic import hash_embed, make_input
 
@@ -40,7 +45,9 @@ def best_of(fn, repeat: int):
 def make_data(items: int, raters: int, seed: int = 0):
     rng = np.random.default_rng(seed)
     truth = rng.integers(0, 4, size=items)
-    data = np.where(rng.random((raters, items)) < 0.7, truth, rng.integers(0, 4, size=(raters, items)))
+    data = np.where(
+        rng.random((raters, items)) < 0.7, truth, rng.integers(0, 4, size=(raters, items))
+    )
     data = data.astype(object)
     data[rng.random((raters, items)) < 0.1] = None
     return data.tolist()
@@ -71,7 +78,10 @@ def main(argv=None):
     print(f"  project (krippendorff package): {t_ours * 1000:9.1f} ms  alpha={ours:.6f}")
     print(f"  project (coincidence form):     {t_coin * 1000:9.1f} ms  alpha={coin:.6f}")
     print(f"  NLTK AnnotationTask.alpha:      {t_nltk * 1000:9.1f} ms  alpha={theirs:.6f}")
-    print(f"  speed-up vs NLTK: {t_nltk / t_ours:.1f}x (package), {t_nltk / t_coin:.1f}x (coincidence)")
+    print(
+        f"  speed-up vs NLTK: {t_nltk / t_ours:.1f}x (package), "
+        f"{t_nltk / t_coin:.1f}x (coincidence)"
+    )
     agree = abs(ours - theirs) < 1e-9 and abs(coin - theirs) < 1e-9
     print(f"  values agree (|diff| < 1e-9): {agree}")
 

@@ -26,13 +26,13 @@ from werkzeug.serving import make_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotator.study.accounts import create_user  # noqa: E402
-from annotator.app import create_app  # noqa: E402
 from annotator.annotate.assignment import assign_documents  # noqa: E402
+from annotator.app import create_app  # noqa: E402
 from annotator.config import Config  # noqa: E402
 from annotator.db import Database  # noqa: E402
 from annotator.ingest import import_file  # noqa: E402
 from annotator.models import Assignment, Edit, Span, Suggestion  # noqa: E402
+from annotator.study.accounts import create_user  # noqa: E402
 from annotator.study.projects import create_project  # noqa: E402
 
 PASSWORD = "benchmark-password-1"
@@ -61,19 +61,39 @@ def build(tmp: Path) -> tuple[object, int, int]:
         src_words = [m.span() for m in re.finditer(r"\S+", source)]
         tgt_words = [m.span() for m in re.finditer(r"\S+", target)]
         for i in range(50):
-            a, b = src_words[(i * 11) % len(src_words)][0], src_words[(i * 11 + 2) % len(src_words)][1]
+            a, b = (
+                src_words[(i * 11) % len(src_words)][0],
+                src_words[(i * 11 + 2) % len(src_words)][1],
+            )
             t = tgt_words[(i * 7) % len(tgt_words)]
-            session.add(Suggestion(document_id=doc.id, kind=("deletion", "oversimplification")[i % 2],
-                                   method="bench", score=0.5 + i / 100, explanation="benchmark",
-                                   source_spans=[[a, b]] if b > a else [[a, a + 3]],
-                                   target_spans=[list(t)] if i % 2 else []))
+            session.add(
+                Suggestion(
+                    document_id=doc.id,
+                    kind=("deletion", "oversimplification")[i % 2],
+                    method="bench",
+                    score=0.5 + i / 100,
+                    explanation="benchmark",
+                    source_spans=[[a, b]] if b > a else [[a, a + 3]],
+                    target_spans=[list(t)] if i % 2 else [],
+                )
+            )
         for i in range(20):
             a, b = src_words[i * 20][0], src_words[i * 20 + 3][1]
-            session.add(Edit(assignment=assignment, edit_type="oversimplification",
-                             fields={"question": f"What exactly was measured ({i})?",
-                                     "answer": "Pain on a 0-10 scale.", "severity": 2},
-                             spans=[Span(side="source", start=a, end=b),
-                                    Span(side="target", start=tgt_words[i][0], end=tgt_words[i][1])]))
+            session.add(
+                Edit(
+                    assignment=assignment,
+                    edit_type="oversimplification",
+                    fields={
+                        "question": f"What exactly was measured ({i})?",
+                        "answer": "Pain on a 0-10 scale.",
+                        "severity": 2,
+                    },
+                    spans=[
+                        Span(side="source", start=a, end=b),
+                        Span(side="target", start=tgt_words[i][0], end=tgt_words[i][1]),
+                    ],
+                )
+            )
         session.commit()
         edit_id = session.query(Edit).order_by(Edit.id).first().id
         print(f"source {len(src_words)} tokens, target {len(tgt_words)} tokens, "
@@ -140,8 +160,12 @@ def main() -> None:
             state["version"] = r.json()["edit"]["version"]
 
         print(f"page render (GET /assignments/{aid})     {percentiles(timed(render, args.rounds))}")
-        print(f"page data   (GET /api/assignments/{aid}) {percentiles(timed(payload, args.rounds))}")
-        print(f"edit save   (PUT /api/edits/{edit_id})        {percentiles(timed(save, args.rounds))}")
+        print(
+            f"page data   (GET /api/assignments/{aid}) {percentiles(timed(payload, args.rounds))}"
+        )
+        print(
+            f"edit save   (PUT /api/edits/{edit_id})        {percentiles(timed(save, args.rounds))}"
+        )
         server.shutdown()
 
 

@@ -29,8 +29,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=500)
     args = parser.parse_args()
-    docs = [json.loads(line) for line in
-            (ROOT / "benchmarks" / "eval_data" / "planted.jsonl").read_text(encoding="utf-8").splitlines()]
+    docs = [
+        json.loads(line)
+        for line in (ROOT / "benchmarks" / "eval_data" / "planted.jsonl")
+        .read_text(encoding="utf-8")
+        .splitlines()
+    ]
     pairs = []
     for k in range(args.pairs):
         doc = docs[k % len(docs)]
@@ -44,8 +48,10 @@ def main() -> None:
         start = time.perf_counter()
         n_sugg = sum(len(suggest(s, t, embedder=embedder)) for s, t in pairs)
         seconds = time.perf_counter() - start
-        print(f"{label}: {len(pairs)} pairs in {seconds:.1f} s = {len(pairs) / seconds:.1f} pairs/s "
-              f"({n_sugg} suggestions)")
+        print(
+            f"{label}: {len(pairs)} pairs in {seconds:.1f} s = {len(pairs) / seconds:.1f} pairs/s "
+            f"({n_sugg} suggestions)"
+        )
     print(f"model load: {load:.1f} s")
 
 

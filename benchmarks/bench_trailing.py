@@ -35,10 +35,16 @@ VOCAB = ("patients participants children adults trial study drug dose doses plac
          "in and and with with to for was were than at after during between among who that this "
          "these (SIBDQ) (n = 42) 2.5 mg/kg 12 120 0.05 p < 95% CI 1.2-2.7 78.9 ± 7.65 % i.v. "
          "vs. e.g. et al. Fig. 2 , , , ; :").split()
-SIMPLE = "people kids medicine pill check test better worse less more doctors study got took".split()
-TAILS = ["(I chose 'rephrase' as the internal simplification strategy)",
-         "These comparisons were made whether or not the patients were also taking other medicines.",
-         "Note: this sentence was simplified.", "This is important.", "Here is the simplified version:"]
+SIMPLE = (
+    "people kids medicine pill check test better worse less more doctors study got took".split()
+)
+TAILS = [
+    "(I chose 'rephrase' as the internal simplification strategy)",
+    "These comparisons were made whether or not the patients were also taking other medicines.",
+    "Note: this sentence was simplified.",
+    "This is important.",
+    "Here is the simplified version:",
+]
 
 
 def make_corpus(n_pairs: int, systems: int = 70, seed: int = 0) -> list[tuple[str, str]]:
@@ -96,7 +102,10 @@ def main() -> None:
 
     ref_rate, batch_rate = len(pairs) / ref_seconds, len(pairs) / batch_seconds
     print(f"reference (plain, 1 process): {ref_rate:10.0f} pairs/s  ({ref_seconds:.1f} s)")
-    print(f"batch path ({args.workers} workers):      {batch_rate:10.0f} pairs/s  ({batch_seconds:.1f} s)")
+    print(
+        f"batch path ({args.workers} workers):      {batch_rate:10.0f} pairs/s  "
+        f"({batch_seconds:.1f} s)"
+    )
     print(f"ratio: {batch_rate / ref_rate:.1f}x")
     print(f"flagged: {sum(e[2] for e in expected)} of {len(pairs)}")
     print(f"identical outputs: {got == expected}")

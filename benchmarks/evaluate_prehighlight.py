@@ -59,8 +59,12 @@ def score(docs, results, kinds_of):
             tp_sug += sum(any(hits(s, p, kinds) for p in probs) for s in mine)
             n_prob += len(probs)
             found += sum(any(hits(s, p, kinds) for s in mine) for p in probs)
-        stats[label] = (tp_sug / n_sug if n_sug else float("nan"), found / n_prob if n_prob else float("nan"),
-                        n_sug, n_prob)
+        stats[label] = (
+            tp_sug / n_sug if n_sug else float("nan"),
+            found / n_prob if n_prob else float("nan"),
+            n_sug,
+            n_prob,
+        )
     return stats
 
 
@@ -85,12 +89,22 @@ def main() -> None:
     docs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     embedder = default_embedder()
     settings = AlignSettings()
-    results = [[s.to_dict() for s in suggest(d["source"], d["target"], embedder=embedder, settings=settings)]
-               for d in docs]
+    results = [
+        [
+            s.to_dict()
+            for s in suggest(d["source"], d["target"], embedder=embedder, settings=settings)
+        ]
+        for d in docs
+    ]
     kinds_of = {k: {k} for k in KINDS}
     kinds_of["trailing or leaked"] = {"trailing", "leaked_instruction"}
     kinds_of["loss (either kind)"] = LOSS
-    kinds_of["overgeneration (any)"] = {"trailing", "leaked_instruction", "semantic_outlier", "repetition"}
+    kinds_of["overgeneration (any)"] = {
+        "trailing",
+        "leaked_instruction",
+        "semantic_outlier",
+        "repetition",
+    }
     print(f"{len(docs)} documents, {sum(len(d['problems']) for d in docs)} planted problems")
     print(f"{'kind':22s} {'precision':>9s} {'recall':>7s} {'#sugg':>6s} {'#planted':>8s}")
     for label, (p, r, ns, npb) in score(docs, results, kinds_of).items():
@@ -101,7 +115,10 @@ def main() -> None:
             if p["kind"] in LOSS:
                 by_slot[p["slot"]][1] += 1
                 by_slot[p["slot"]][0] += any(hits(s, p, LOSS) for s in sugs)
-    print("loss recall by planted item: " + ", ".join(f"{k} {a}/{b}" for k, (a, b) in sorted(by_slot.items())))
+    print(
+        "loss recall by planted item: "
+        + ", ".join(f"{k} {a}/{b}" for k, (a, b) in sorted(by_slot.items()))
+    )
 
     # Threshold sweeps on sentence-level scores.
     out_scores, out_labels, del_scores, del_labels = [], [], [], []
@@ -110,7 +127,9 @@ def main() -> None:
         tgt_spans = split_sentences(doc["target"])
         tgt = [doc["target"][s:e] for s, e in tgt_spans]
         sim = embedder.similarity_matrix(src, tgt)
-        planted_t = [p["target_spans"][0] for p in doc["problems"] if p["slot"] in ("injection", "leak")]
+        planted_t = [
+            p["target_spans"][0] for p in doc["problems"] if p["slot"] in ("injection", "leak")
+        ]
         for (s, e), col in zip(tgt_spans, sim.T):
             out_scores.append(1 - col.max())
             out_labels.append(any(overlaps((s, e), q) for q in planted_t))
@@ -120,8 +139,13 @@ def main() -> None:
             del_labels.append(any(overlaps((s, e), q) for q in planted_s))
     sweep("semantic outlier (1 - max cos) on target sentences", out_scores, out_labels,
           [0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.73, 0.75, 0.8])
-    sweep("whole-sentence deletion (max cos below threshold) on source sentences", del_scores, del_labels,
-          [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6], higher_is_positive=False)
+    sweep(
+        "whole-sentence deletion (max cos below threshold) on source sentences",
+        del_scores,
+        del_labels,
+        [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6],
+        higher_is_positive=False,
+    )
 
 
 if __name__ == "__main__":

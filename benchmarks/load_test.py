@@ -4,6 +4,7 @@ reconciliation of the database against every save the clients saw acknowledged.
     python benchmarks/load_test.py --seconds 60 --annotators 20            # SQLite
     python benchmarks/load_test.py --database-url postgresql://...         # PostgreSQL
     python benchmarks/load_test.py --crash                                 # SIGKILL mid-run
+    python benchmarks/load_test.py --import-documents 250000 --seconds 300 # import meanwhile
 
 Each simulated annotator logs in, loads its documents, creates edits, updates them with
 the version it was given, and deliberately sends conflicting saves: a save with an old
@@ -12,6 +13,9 @@ version, and two "tabs" saving the same edit with the same version at the same m
 
 Prints requests, latency percentiles, errors by status, acknowledged saves missing from
 the database (must be 0) and stale saves wrongly accepted (must be 0); exits 1 otherwise.
+With ``--import-documents N`` an `annotator import` of N generated documents into another
+project runs while the annotators save; the 5xx count and the p95 of saves (PUT of an edit)
+during the import are printed too.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 PASSWORD = "load-test-password"
 
@@ -45,6 +50,7 @@ class Ledger:
     def __init__(self):
         self.lock = threading.Lock()
         self.latencies: list[float] = []
+        self.saves: list[tuple[float, float]] = []  # (finished at, seconds) of each save
         self.statuses: Counter[str] = Counter()
         self.acked: dict[int, tuple[int, str]] = {}  # edit id -> (version, question)
         self.stale_accepted = 0
@@ -69,11 +75,11 @@ def free_port() -> int:
 
 
 def prepare(database_url: str, annotators: int, documents: int) -> None:
-    from annotator.study.accounts import create_user
     from annotator.annotate.assignment import assign_documents
     from annotator.db import Database
     from annotator.ingest import store_documents
     from annotator.ingest.readers import DocumentRecord
+    from annotator.study.accounts import create_user
     from annotator.study.projects import create_project
 
     database = Database(database_url)
@@ -196,8 +202,11 @@ def call(client, ledger, method, path, **kwargs):
 
 
 def save(client, ledger, headers, edit, question):
+    started = time.perf_counter()
     response = call(client, ledger, "PUT", f"/api/edits/{edit['id']}", headers=headers,
                     json={"version": edit["version"], "fields": {"question": question}})
+    with ledger.lock:
+        ledger.saves.append((time.monotonic(), time.perf_counter() - started))
     if response.status_code != 200:
         return None
     updated = response.json()["edit"]
@@ -253,8 +262,26 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] * 1000 if ordered else 0.0
 
 
+def run_import(env: dict, tmp: str, count: int, window: dict) -> None:
+    """`annotator import bulk FILE` of ``count`` generated documents, timed into ``window``."""
+    from scale import generate
+
+    path = Path(tmp) / "bulk.jsonl"
+    generate(path, count)
+    annotator = Path(sys.executable).with_name("annotator")
+    subprocess.run([str(annotator), "project", "create", "bulk", "--schema", "infolossqa"],
+                   env=env, check=True, stdout=subprocess.DEVNULL)
+    window["start"] = time.monotonic()
+    done = subprocess.run([str(annotator), "import", "bulk", str(path)], env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    window["end"] = time.monotonic()
+    window["returncode"] = done.returncode
+    window["error"] = done.stderr[-500:] if done.returncode else ""
+
+
 def run(database_url: str | None = None, *, annotators: int = 20, seconds: float = 60,
-        workers: int = 4, documents: int = 60, crash: bool = False) -> dict:
+        workers: int = 4, documents: int = 60, crash: bool = False,
+        import_documents: int = 0) -> dict:
     with tempfile.TemporaryDirectory(prefix="annotator-load-") as tmp:
         database_url = database_url or f"sqlite:///{tmp}/load.sqlite3"
         prepare(database_url, annotators, documents)
@@ -267,8 +294,11 @@ def run(database_url: str | None = None, *, annotators: int = 20, seconds: float
         ledger = Ledger()
         deadline = time.monotonic() + seconds
         base = f"http://127.0.0.1:{port}"
+        window: dict = {}
         try:
-            with ThreadPoolExecutor(max_workers=annotators) as pool:
+            with ThreadPoolExecutor(max_workers=annotators + 1) as pool:
+                if import_documents:
+                    importing = pool.submit(run_import, env, tmp, import_documents, window)
                 futures = [pool.submit(annotator_loop, base, f"load{i:02d}", deadline, ledger, i)
                            for i in range(annotators)]
                 if crash:
@@ -278,9 +308,13 @@ def run(database_url: str | None = None, *, annotators: int = 20, seconds: float
                     server.start()
                 for future in futures:
                     future.result()
+                if import_documents:
+                    importing.result()
         finally:
             server.stop()
         missing = reconcile(database_url, ledger)
+    during = [s for t, s in ledger.saves
+              if window.get("start", 0) <= t <= window.get("end", float("inf"))]
     return {
         "database": database_url.split(":", 1)[0], "annotators": annotators, "seconds": seconds,
         "crash": crash, "requests": len(ledger.latencies),
@@ -291,6 +325,13 @@ def run(database_url: str | None = None, *, annotators: int = 20, seconds: float
         "acknowledged_edits": len(ledger.acked),
         "acknowledged_saves_missing": missing,
         "stale_saves_accepted": ledger.stale_accepted + ledger.race_both_won,
+        "5xx": sum(n for status, n in ledger.statuses.items() if status.startswith("5")),
+        "saves_p95_ms": percentile([s for _, s in ledger.saves], 95),
+        "import": {"documents": import_documents,
+                   "seconds": round(window["end"] - window["start"], 1) if "end" in window
+                   else None, "exit_code": window.get("returncode"),
+                   "error": window.get("error"), "saves_during": len(during),
+                   "saves_during_p95_ms": percentile(during, 95)} if import_documents else None,
     }
 
 
@@ -302,11 +343,15 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
     parser.add_argument("--documents", type=int, default=60)
     parser.add_argument("--crash", action="store_true", help="SIGKILL the server mid-run")
+    parser.add_argument("--import-documents", type=int, default=0,
+                        help="run an import of this many documents during the load")
     args = parser.parse_args(argv)
     result = run(args.database_url, annotators=args.annotators, seconds=args.seconds,
-                 workers=args.workers, documents=args.documents, crash=args.crash)
+                 workers=args.workers, documents=args.documents, crash=args.crash,
+                 import_documents=args.import_documents)
     print(json.dumps(result, indent=2))
-    ok = result["acknowledged_saves_missing"] == 0 and result["stale_saves_accepted"] == 0
+    ok = (result["acknowledged_saves_missing"] == 0 and result["stale_saves_accepted"] == 0
+          and result["5xx"] == 0 and (not result["import"] or result["import"]["exit_code"] == 0))
     print("OK: no acknowledged save lost, no stale save accepted" if ok else "FAILED")
     return 0 if ok else 1
 

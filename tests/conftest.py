@@ -5,20 +5,27 @@ from __future__ import annotations
 import os
 import re
 import uuid
+from contextlib import contextmanager
 
 import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from annotator.study.accounts import create_user
 from annotator.app import create_app
 from annotator.config import Config
 from annotator.db import Database
+from annotator.study.accounts import create_user
 
 # Set ANNOTATOR_TEST_POSTGRES_URL (e.g. postgresql://postgres@127.0.0.1:5433/postgres) to
 # run every database test against a fresh PostgreSQL database instead of a SQLite file.
 POSTGRES_ADMIN_URL = os.environ.get("ANNOTATOR_TEST_POSTGRES_URL")
+# Shared fixtures kept in their own modules (requested by name, never imported).
+pytest_plugins = ["tests.adjudication_fixtures"]
 PASSWORD = "correct-horse-battery"
+
+
+# Fixtures that hand out a database: on the PostgreSQL pass only tests using one run.
+DATABASE_FIXTURES = {"database_url", "module_database_url"}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -26,26 +33,45 @@ def pytest_collection_modifyitems(config, items):
     (alignment, statistics) already ran on the SQLite pass and know no database."""
     if not POSTGRES_ADMIN_URL:
         return
-    selected = [item for item in items if "database_url" in getattr(item, "fixturenames", ())]
+    selected = [item for item in items
+                if DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))]
     deselected = [item for item in items if item not in selected]
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
 
 
-@pytest.fixture
-def database_url(tmp_path):
+@contextmanager
+def fresh_database_url(folder):
+    """A new empty database: a SQLite file in ``folder``, or a fresh PostgreSQL database
+    (dropped afterwards) when ANNOTATOR_TEST_POSTGRES_URL is set."""
     if not POSTGRES_ADMIN_URL:
-        yield f"sqlite:///{tmp_path / 'test.sqlite3'}"
+        yield f"sqlite:///{folder / 'test.sqlite3'}"
         return
     name = f"annotator_test_{uuid.uuid4().hex[:12]}"
     admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
         connection.execute(text(f'CREATE DATABASE "{name}"'))
-    yield make_url(POSTGRES_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
-    with admin.connect() as connection:
-        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
+    try:
+        yield make_url(POSTGRES_ADMIN_URL).set(database=name).render_as_string(
+            hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture
+def database_url(tmp_path):
+    with fresh_database_url(tmp_path) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def module_database_url(tmp_path_factory):
+    """One database for a whole module, for read-only tests of an expensive set-up."""
+    with fresh_database_url(tmp_path_factory.mktemp("module-db")) as url:
+        yield url
 
 
 @pytest.fixture

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from sqlalchemy import func, select
 
-from annotator.models import Assignment, AuditEvent, Document, Edit, Rating, Span
+from annotator.annotate.assignment import assign_documents
+from annotator.ingest import import_file
+from annotator.models import Assignment, AuditEvent, Document, Edit, Rating, Span, User
+from annotator.study.projects import create_project
+
+# Real study files (read-only, see their README and LICENSE): ``shared/data`` beside the
+# repository checkout, as in CI; ANNOTATOR_SHARED_DATA points elsewhere for other layouts.
+SHARED_DATA = Path(os.environ.get("ANNOTATOR_SHARED_DATA")
+                   or Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 def write_jsonl(path: Path, records) -> Path:
@@ -26,3 +35,61 @@ def pairs(n: int, prefix: str = "d") -> list[dict]:
 def row_counts(session) -> dict[str, int]:
     return {model.__tablename__: session.scalar(select(func.count()).select_from(model))
             for model in (Document, Assignment, Edit, Span, Rating, AuditEvent)}
+
+
+def factuality_sentence_pairs(database, users, tmp_path) -> list[int]:
+    """Project 'facts' (factuality schema): one document of two sentence pairs assigned to
+    ana and ben; returns ana's assignment ids."""
+    records = [{"id": "f1", "sentences": [
+        {"source": "Systolic pressure fell by 11.2 mmHg with spironolactone.",
+         "target": "Blood pressure went down with the medicine."},
+        {"source": "Hyperkalaemia occurred in 3 patients.",
+         "target": "Three patients had high potassium, and all of them died."}]}]
+    with database.session() as session:
+        project = create_project(session, "facts", "factuality",
+                                 leads=[session.get(User, users["lee"])])
+        import_file(session, project, write_jsonl(tmp_path / "facts.jsonl", records))
+        assign_documents(session, project, ["ana", "ben"])
+        return session.scalars(select(Assignment.id).join(Assignment.user)
+                               .where(Assignment.user.has(username="ana"))).all()
+
+
+# A Thresh typology with a conditional sub-question and a document-level edit (the shapes
+# of SALSA's and InfoLossQA's typologies), for the annotation page and API tests.
+MINI_TYPOLOGY = """
+template_name: mini-salsa
+edits:
+  - name: deletion
+    label: Deletion
+    enable_input: true
+    annotation:
+      - name: deletion_type
+        question: Select the type of this deletion.
+        options:
+          - name: good_deletion
+            label: Insignificant
+            question: How much does it help?
+            options: likert-3
+          - name: bad_deletion
+            label: Significant
+  - name: comment
+    label: Comment
+    annotation:
+      - name: comment_text
+        question: Any remarks on this pair?
+        options: textarea
+        required: true
+"""
+
+
+def mini_typology_assignment(database, tmp_path) -> dict:
+    """Project 'mini' made from MINI_TYPOLOGY, one document assigned to ana."""
+    typology = tmp_path / "typology.yml"
+    typology.write_text(MINI_TYPOLOGY, encoding="utf-8")
+    records = pairs(1)
+    with database.session() as session:
+        project = create_project(session, "mini", str(typology))
+        import_file(session, project, write_jsonl(tmp_path / "pairs.jsonl", records))
+        assign_documents(session, project, ["ana"], per_document=1)
+        assignment = session.query(Assignment).one()
+        return {"assignment": assignment.id, "source": records[0]["source"]}

@@ -9,14 +9,13 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from annotator.adjudication import decisions as d
+from annotator.adjudication import store
 from annotator.adjudication.gold import gold_record
-from annotator.adjudication.overview import apply_automatic, open_items
+from annotator.adjudication.overview import apply_automatic, complete, open_items
 from annotator.adjudication.ratings import rating_items, resolve_rating, route_to_third
 from annotator.annotate.store import ValidationFailed, set_rating
 from annotator.cli import main
-from annotator.models import Assignment, Document, TieBreakRequest, User
-from tests.test_adjudication_support import factuality_study, qa_study  # noqa: F401
+from annotator.models import Document, TieBreakRequest, User
 
 
 @pytest.fixture
@@ -50,7 +49,7 @@ def test_lead_resolves_a_tie_and_may_change_it_later(f1):
     resolve_rating(session, document, "pair|1|insertion", 1, lee, "main idea kept")
     resolve_rating(session, document, "pair|1|insertion", 2, lee, "on reflection: changed")
     assert values(session, document)["pair|1|insertion"][1:] == (2, "rating")
-    history = [x for x in d.history(session, document) if x.item_key == "pair|1|insertion"]
+    history = [x for x in store.history(session, document) if x.item_key == "pair|1|insertion"]
     assert [x.after["value"] for x in history] == [1, 2]
     assert history[0].retracted_by_id == history[1].id
     assert history[1].before["values"] == {"ana": 1, "ben": 2}
@@ -59,7 +58,7 @@ def test_lead_resolves_a_tie_and_may_change_it_later(f1):
 def test_third_annotator_breaks_the_tie(f1, factuality_study):
     session, document, lee = f1
     apply_automatic(session, document, lee)
-    with pytest.raises(d.AdjudicationError, match="unresolved"):
+    with pytest.raises(store.AdjudicationError, match="unresolved"):
         route_to_third(session, document, ["pair|0|deletion"], lee)
     assignment = route_to_third(session, document, ["pair|1|insertion", "pair|1|deletion"], lee,
                                 note="PlainFact: third annotator")
@@ -78,7 +77,7 @@ def test_third_annotator_breaks_the_tie(f1, factuality_study):
     assert got["pair|1|insertion"] == ("tie", 2, "tiebreak")
     assert got["pair|1|deletion"][1] is None
     resolve_rating(session, document, "pair|1|deletion", 1, lee)
-    d.complete(session, document, lee)
+    complete(session, document, lee)
     ratings = {(r["item"], r["field"]): r for r in gold_record(session, document)["ratings"]}
     assert ratings[("1", "insertion")]["provenance"]["tiebreak"] == {"cy": 2}
     assert ratings[("1", "insertion")]["provenance"]["values"] == {"ana": 1, "ben": 2}
@@ -87,7 +86,7 @@ def test_third_annotator_breaks_the_tie(f1, factuality_study):
 
 def test_route_refuses_someone_who_annotated_the_document(f1):
     session, document, lee = f1
-    with pytest.raises(d.AdjudicationError, match="already annotated"):
+    with pytest.raises(store.AdjudicationError, match="already annotated"):
         route_to_third(session, document, ["pair|1|insertion"], lee, username="ana")
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from annotator.adjudication.grouping import EditView, group_edits, link_strength, set_iou
 from annotator.adjudication.labels import disagreement, merged_fields, resolve_labels
-from tests.test_adjudication_support import SOURCE, TARGET
+from tests.adjudication_fixtures import SOURCE, TARGET
 
 
 def view(edit_id, annotator, phrase, question, side="source", edit_type="deletion"):

@@ -8,7 +8,6 @@ import pytest
 
 from annotator.study.accounts import create_user
 from tests.conftest import PASSWORD, csrf_token, login
-from tests.test_adjudication_support import factuality_study, qa_study  # noqa: F401
 
 
 @pytest.fixture
@@ -62,7 +61,7 @@ def test_decisions_need_csrf_and_return_the_new_state(web_app, qa_study):
 
 
 def test_release_browser_cuts_lists_and_serves_files_safely(web_app, qa_study):
-    pid, doc, e = qa_study["project_id"], qa_study["docs"]["q2"], qa_study["edits"]
+    pid, doc = qa_study["project_id"], qa_study["docs"]["q2"]
     client, token = lead_client(web_app)
     client.get(f"/projects/{pid}/adjudicate/{doc}/state")
     url = f"/projects/{pid}/adjudicate/{doc}/decisions"

@@ -58,7 +58,9 @@ def test_cohen_needs_two_columns(tmp_path):
 def test_bad_files_name_file_line_and_column(tmp_path):
     result = run(DATA / "ragged.csv")
     assert result.exit_code == 2
-    assert "ragged.csv" in result.stderr and "line 3" in result.stderr and "column 3" in result.stderr
+    assert (
+        "ragged.csv" in result.stderr and "line 3" in result.stderr and "column 3" in result.stderr
+    )
     result = run(DATA / "not_number.csv", "--level", "interval")
     assert result.exit_code == 2
     assert "line 3, column 2" in result.stderr and "'x'" in result.stderr

@@ -7,47 +7,66 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from annotator.cli import main
-from annotator.config import Config
 from annotator.db import Database
-from annotator.models import Assignment, Document, Edit, Project, Span, User
+from annotator.models import (
+    Assignment,
+    Document,
+    Edit,
+    Project,
+    Span,
+    Suggestion,
+    SuggestionAction,
+    User,
+)
 from annotator.resources import demo_data_dir
+from annotator.study.demo import create_demo
 
 
-@pytest.fixture
-def completed_demo(env):
-    """ana marks every planted deletion exactly; ben marks the first half exactly and the
-    rest one character short, so exact F1 for deletions is known in advance."""
-    assert CliRunner().invoke(main, ["demo", "--no-serve"]).exit_code == 0
-    planted = [p for p in json.loads((demo_data_dir() / "infolossqa_demo_planted.json")
-                                     .read_text()) if p["kind"] == "deletion"]
-    database = Database(Config.from_env().database_url)
-    with database.session() as session:
-        project = session.scalar(select(Project).where(Project.name == "demo-infoloss"))
-        assignments = {
-            (a.document.external_id, a.user.username): a
-            for a in session.scalars(select(Assignment).join(Document).where(
-                Document.project_id == project.id))
-        }
-        for i, problem in enumerate(planted):
-            start, end = problem["source_span"]
-            for who, shift in (("ana", 0), ("ben", 0 if i < len(planted) // 2 else 1)):
-                session.add(Edit(assignment=assignments[(problem["id"], who)],
-                                 edit_type="deletion",
-                                 fields={"question": "What was lost?", "answer": "A detail."},
-                                 spans=[Span(side="source", start=start, end=end - shift)]))
-        for assignment in assignments.values():
-            assignment.status = "done"
-        # ana accepts two deletion suggestions and dismisses one: precision 2/3.
-        from annotator.models import Suggestion, SuggestionAction
-        ana = session.scalar(select(User).where(User.username == "ana"))
-        deletions = session.scalars(select(Suggestion).join(Document).where(
-            Document.project_id == project.id, Suggestion.kind == "deletion")
-            .order_by(Suggestion.id).limit(3)).all()
-        for suggestion, action in zip(deletions, ("accepted", "accepted", "dismissed")):
-            session.add(SuggestionAction(suggestion_id=suggestion.id, user_id=ana.id,
-                                         action=action))
-    database.dispose()
-    return {"deletions": len(planted), "exact": len(planted) // 2}
+@pytest.fixture(scope="module")
+def completed_demo(module_database_url, tmp_path_factory):
+    """Built once for the module (its tests only read). The demo projects without the
+    embedding model: the pre-highlighter precision needs suggestions, not the model, so
+    three deletion suggestions are stored at planted deletions. ana marks every planted
+    deletion exactly; ben marks the first half exactly and the rest one character short,
+    so exact F1 for deletions is known in advance."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("ANNOTATOR_DATABASE_URL", module_database_url)
+        env.setenv("ANNOTATOR_INSTANCE_PATH", str(tmp_path_factory.mktemp("instance")))
+        database = Database(module_database_url)
+        database.upgrade()
+        planted = [p for p in json.loads((demo_data_dir() / "infolossqa_demo_planted.json")
+                                         .read_text()) if p["kind"] == "deletion"]
+        with database.session() as session:
+            create_demo(session)
+            project = session.scalar(select(Project).where(Project.name == "demo-infoloss"))
+            documents = {d.external_id: d for d in session.scalars(
+                select(Document).where(Document.project_id == project.id))}
+            assignments = {
+                (a.document.external_id, a.user.username): a
+                for a in session.scalars(select(Assignment).join(Document).where(
+                    Document.project_id == project.id))
+            }
+            for i, problem in enumerate(planted):
+                start, end = problem["source_span"]
+                for who, shift in (("ana", 0), ("ben", 0 if i < len(planted) // 2 else 1)):
+                    session.add(Edit(assignment=assignments[(problem["id"], who)],
+                                     edit_type="deletion",
+                                     fields={"question": "What was lost?", "answer": "A detail."},
+                                     spans=[Span(side="source", start=start, end=end - shift)]))
+            for assignment in assignments.values():
+                assignment.status = "done"
+            # ana accepts two deletion suggestions and dismisses one: precision 2/3.
+            ana = session.scalar(select(User).where(User.username == "ana"))
+            for problem, action in zip(planted, ("accepted", "accepted", "dismissed")):
+                suggestion = Suggestion(kind="deletion", source_spans=[problem["source_span"]],
+                                        method="test", explanation="planted deletion",
+                                        score=0.9)
+                documents[problem["id"]].suggestions.append(suggestion)
+                session.flush()
+                session.add(SuggestionAction(suggestion_id=suggestion.id, user_id=ana.id,
+                                             action=action))
+        database.dispose()
+        yield {"deletions": len(planted), "exact": len(planted) // 2}
 
 
 def test_agreement_json_on_the_demo_project(completed_demo, tmp_path):

@@ -114,9 +114,14 @@ def test_sentence_masi_matches_nltk():
 def test_report_span_f1_and_first_span_only():
     same = Span("source", 0, 5)
     inp = _pair_input(
-        [("deletion", [same, Span("source", 40, 45)]), ("oversimplification",
-                                                       [Span("source", 18, 37), Span("target", 0, 5)])],
-        [("deletion", [same]), ("oversimplification", [Span("source", 18, 30), Span("target", 13, 18)])],
+        [
+            ("deletion", [same, Span("source", 40, 45)]),
+            ("oversimplification", [Span("source", 18, 37), Span("target", 0, 5)]),
+        ],
+        [
+            ("deletion", [same]),
+            ("oversimplification", [Span("source", 18, 30), Span("target", 13, 18)]),
+        ],
     )
     report = build_report(inp, bootstrap=0)
     src = report["spans"]["source"]
@@ -136,7 +141,9 @@ def test_report_span_f1_and_first_span_only():
 
 
 def test_report_label_nobody_used_is_null_with_explanation():
-    inp = _pair_input([("deletion", [Span("source", 0, 5)])], [("deletion", [Span("source", 0, 5)])])
+    inp = _pair_input(
+        [("deletion", [Span("source", 0, 5)])], [("deletion", [Span("source", 0, 5)])]
+    )
     report = build_report(inp, bootstrap=50)
     over = report["spans"]["source"]["exact"]["per_label"]["oversimplification"]
     assert over["value"] is None and "0/0" in over["explanation"]

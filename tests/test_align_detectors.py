@@ -66,7 +66,8 @@ def test_content_classes():
 
 
 def test_leaked_instruction_lexicon():
-    target = "Kids got the medicine. Here is the simplified version: kids felt better. (I chose 'rephrase' as the internal simplification strategy)"
+    target = ("Kids got the medicine. Here is the simplified version: kids felt better. "
+              "(I chose 'rephrase' as the internal simplification strategy)")
     found = leaked_instructions(target, split_sentences(target))
     texts = [target[s:e] for f in found for s, e in f.target_spans]
     assert "(I chose 'rephrase' as the internal simplification strategy)" in texts
@@ -83,9 +84,13 @@ def test_repetition_sentence_and_ngram():
     assert [target[s:e] for f in found for s, e in f.target_spans] == [
         "The drug helped children breathe better at night."]
     assert found[0].target_spans[0][0] > 20  # the later copy is marked
-    ngram = "we saw that the new drug lowers blood pressure in adults and then we saw that the new drug lowers blood pressure again"
-    assert any(f.method == "repeated-ngram" for f in repetitions("x", ngram, split_sentences(ngram)))
-    licensed = "the new drug lowers blood pressure in adults and the new drug lowers blood pressure in adults"
+    ngram = ("we saw that the new drug lowers blood pressure in adults and then we saw that "
+             "the new drug lowers blood pressure again")
+    assert any(
+        f.method == "repeated-ngram" for f in repetitions("x", ngram, split_sentences(ngram))
+    )
+    licensed = ("the new drug lowers blood pressure in adults and the new drug lowers blood "
+                "pressure in adults")
     assert repetitions(licensed, licensed, split_sentences(licensed)) == []
 
 
@@ -113,5 +118,7 @@ def test_content_deletion_and_oversimplification():
     over = [f for f in found if f.kind == "oversimplification"]
     assert any(target[slice(*f.target_spans[0])] == "some time" for f in over)
     # Content that moved elsewhere in the simplification is not lost.
-    moved = "Patients received the drug in a double-blind trial. The dose was 2.5 mg/kg for 12 weeks."
+    moved = (
+        "Patients received the drug in a double-blind trial. The dose was 2.5 mg/kg for 12 weeks."
+    )
     assert content_losses(source, moved, (0, len(source)), (0, 51)) == []

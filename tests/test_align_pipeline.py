@@ -41,7 +41,9 @@ def test_embedder_is_normalised_and_cached(embedder):
     vecs = embedder.encode(["Vitamin D helps bones.", "Vitamin D helps bones.", "Cats purr."])
     assert vecs.shape[0] == 3 and np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-4)
     assert np.allclose(vecs[0], vecs[1])
-    sim = embedder.similarity_matrix(["Vitamin D helps bones."], ["Vitamin D is good for bones.", "Cats purr."])
+    sim = embedder.similarity_matrix(
+        ["Vitamin D helps bones."], ["Vitamin D is good for bones.", "Cats purr."]
+    )
     assert sim[0, 0] > sim[0, 1] + 0.3
 
 
@@ -61,7 +63,15 @@ def test_suggest_finds_planted_problems(embedder):
     assert all(s.source_spans and s.target_spans for s in over)
     for s in out:
         d = s.to_dict()
-        assert list(d) == ["kind", "source_spans", "target_spans", "score", "method", "explanation", "category"]
+        assert list(d) == [
+            "kind",
+            "source_spans",
+            "target_spans",
+            "score",
+            "method",
+            "explanation",
+            "category",
+        ]
         assert json.loads(json.dumps(d)) == d and "\n" not in d["explanation"]
         assert all(0 <= a <= b <= len(SOURCE) for a, b in s.source_spans)
         assert all(0 <= a <= b <= len(TARGET) for a, b in s.target_spans)
@@ -75,7 +85,8 @@ def test_faithful_copy_gets_no_overgeneration(embedder):
 
 def test_detector_selection_and_sentence_pairs(embedder):
     src = "The drug lowered blood pressure. It was safe."
-    tgt = "The drug lowered blood pressure. It was safe. These comparisons were made whether or not the patients were also taking other medicines."
+    tgt = ("The drug lowered blood pressure. It was safe. These comparisons were made whether "
+           "or not the patients were also taking other medicines.")
     pairs = [((0, 32), (0, 32)), ((33, 45), (33, len(tgt)))]
     out = suggest(src, tgt, sentence_pairs=pairs, detectors={"trailing"}, embedder=embedder)
     assert kinds(out) == {"trailing"}
@@ -102,7 +113,9 @@ def test_one_megabyte_input_is_bounded(embedder):
 
 
 def test_suggest_many_order_progress_and_workers():
-    pairs = [{"id": f"p{i}", "source": SOURCE, "target": TARGET if i % 2 else SOURCE} for i in range(4)]
+    pairs = [
+        {"id": f"p{i}", "source": SOURCE, "target": TARGET if i % 2 else SOURCE} for i in range(4)
+    ]
     seen = []
     single = list(suggest_many(pairs, detectors={"trailing", "leaked_instruction"},
                                embedder=HashingEmbedder(), progress=seen.append))
@@ -125,13 +138,15 @@ def test_cli_outputs_one_line_per_pair(tmp_path):
                              json.dumps({"id": 2, "source": "", "target": ""})])
     result = CliRunner().invoke(align, [path, "--no-embeddings"])
     assert result.exit_code == 0, result.output
-    lines = [json.loads(l) for l in result.stdout.splitlines()]
-    assert [l["id"] for l in lines] == ["a", 2]
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["id"] for line in lines] == ["a", 2]
     assert lines[1]["suggestions"] == []
     assert "semantic_outlier" not in {s["kind"] for s in lines[0]["suggestions"]}
     assert "leaked_instruction" in {s["kind"] for s in lines[0]["suggestions"]}
     only = CliRunner().invoke(align, [path, "--no-embeddings", "--detectors", "leaked_instruction"])
-    assert {s["kind"] for l in only.stdout.splitlines() for s in json.loads(l)["suggestions"]} == {"leaked_instruction"}
+    kinds_found = {s["kind"] for line in only.stdout.splitlines()
+                   for s in json.loads(line)["suggestions"]}
+    assert kinds_found == {"leaked_instruction"}
 
 
 def test_cli_with_embeddings(tmp_path):
@@ -142,14 +157,20 @@ def test_cli_with_embeddings(tmp_path):
     assert found and {s["kind"] for s in found} == {"semantic_outlier"}
 
 
-@pytest.mark.parametrize("bad_line, field", [
-    ('{"id": "b", "source": 3, "target": "x"}', "source"),
-    ('{"source": "x", "target": "x"}', "id"),
-    ('{"id": "b", "source": "x"}', "target"),
-    ('not json', "id"),
-    ('{"id": "b", "source": "x", "target": "y", "sentence_pairs": [[[0, 9], [0, 1]]]}', "sentence_pairs"),
-    ('{"id": "a", "source": "x", "target": "y"}', "id"),  # duplicate id
-])
+@pytest.mark.parametrize(
+    "bad_line, field",
+    [
+        ('{"id": "b", "source": 3, "target": "x"}', "source"),
+        ('{"source": "x", "target": "x"}', "id"),
+        ('{"id": "b", "source": "x"}', "target"),
+        ("not json", "id"),
+        (
+            '{"id": "b", "source": "x", "target": "y", "sentence_pairs": [[[0, 9], [0, 1]]]}',
+            "sentence_pairs",
+        ),
+        ('{"id": "a", "source": "x", "target": "y"}', "id"),  # duplicate id
+    ],
+)
 def test_cli_rejects_bad_input_before_printing(tmp_path, bad_line, field):
     path = _write(tmp_path, [json.dumps({"id": "a", "source": "A b.", "target": "A b."}), bad_line])
     result = CliRunner().invoke(align, [path, "--no-embeddings"])

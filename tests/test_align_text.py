@@ -36,7 +36,10 @@ def test_sentence_boundaries_and_headings():
 
 
 def test_route_abbreviation_before_sentence_opener_splits():
-    assert sents("It was given i.v. The effect was large.") == ["It was given i.v.", "The effect was large."]
+    assert sents("It was given i.v. The effect was large.") == [
+        "It was given i.v.",
+        "The effect was large.",
+    ]
 
 
 def test_offsets_with_crlf_nbsp_unicode():
@@ -83,7 +86,9 @@ def test_word_spans_split_final_periods_of_every_sentence():
 
 def test_one_megabyte_text_is_fast():
     rng = random.Random(0)
-    words = "the patients received 2.5 mg/kg i.v. vs. placebo ( n = 42 ) et al. Fig. 2 . , ;".split()
+    words = (
+        "the patients received 2.5 mg/kg i.v. vs. placebo ( n = 42 ) et al. Fig. 2 . , ;".split()
+    )
     text = " ".join(rng.choice(words) for _ in range(260_000))
     assert len(text) > 1_000_000
     start = time.perf_counter()

@@ -53,9 +53,15 @@ WORDS = ("patients trial drug dose week weeks placebo group risk children adults
          "reduced increased significantly study randomized double-blind outcomes mg/kg "
          "2.5 12 42 0.05 (n = 42) p < vs. i.v. e.g. et al. Fig. 2 78.9 ± 7.65 % \"quoted\" "
          "it's can't 'rephrase' -- ; : , . ? !").split()
-TAILS = ["(I chose 'rephrase' as the internal simplification strategy)",
-         "These comparisons were made whether or not the patients were also taking other medicines.",
-         "Note: this is simplified.", "ok.", "", "", ""]
+TAILS = [
+    "(I chose 'rephrase' as the internal simplification strategy)",
+    "These comparisons were made whether or not the patients were also taking other medicines.",
+    "Note: this is simplified.",
+    "ok.",
+    "",
+    "",
+    "",
+]
 
 
 def generate_pairs(n, seed=0):
@@ -75,7 +81,9 @@ def generate_pairs(n, seed=0):
 
 def test_study_example_injected_sentence_is_89_characters():
     src = "Patients in both groups received the study drug for 12 weeks."
-    tail = "These comparisons were made whether or not the patients were also taking other medicines."
+    tail = (
+        "These comparisons were made whether or not the patients were also taking other medicines."
+    )
     pred = "Patients in both groups got the drug for 12 weeks. " + tail
     result = trailing_content(src, pred)
     assert result.trailing_chars == 89
@@ -131,7 +139,9 @@ def test_document_or_rule():
 
 def test_matches_reference_on_generated_pairs():
     pairs = generate_pairs(3000, seed=7)
-    mismatches = [(s, p) for s, p in pairs if trailing_content(s, p).as_tuple() != reference_trailing(s, p)]
+    mismatches = [
+        (s, p) for s, p in pairs if trailing_content(s, p).as_tuple() != reference_trailing(s, p)
+    ]
     assert mismatches == []
     assert sum(reference_trailing(s, p)[2] for s, p in pairs) > 300  # the set has positives
 

@@ -4,10 +4,10 @@ from collections import Counter
 
 import pytest
 
-from annotator.study.accounts import create_user
 from annotator.annotate.assignment import AssignmentError, assign_documents
 from annotator.ingest import import_file
 from annotator.models import Assignment, Document, Project
+from annotator.study.accounts import create_user
 from annotator.study.projects import create_project
 from tests.conftest import PASSWORD
 from tests.helpers import pairs, write_jsonl

@@ -1,16 +1,16 @@
 """A lead resolves a disagreement in the browser and cuts a release (Debian's Chromium
-through Playwright). Saves the screenshot used by docs/adjudication.md."""
+through Playwright). The README screenshot comes from a clean document, in
+test_browser_adjudicate_workbench.py."""
 
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
 from annotator.models import Document, Suggestion
-from tests.conftest import ARTIFACTS, UPDATE_SCREENSHOTS, browser_login
-from tests.test_adjudication_support import TARGET, qa_study  # noqa: F401
+from tests.adjudication_fixtures import TARGET
+from tests.conftest import browser_login
 
 pytestmark = pytest.mark.browser
 PAYLOAD = " <script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">"
@@ -52,12 +52,8 @@ def test_lead_resolves_a_disagreement_then_cuts_a_release(browser_study, live_se
     unit.locator("input.note").fill("ben's question is the plainer one")
     unit.locator("text=Accept ben's").click()
     page.locator("#adj-units .unit.decided").wait_for()
-    assert "Decided: accept by lee" in page.locator("#adj-units .unit.decided").inner_text()
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "adjudicate.png"), full_page=True)
-    if UPDATE_SCREENSHOTS:
-        shutil.copy(ARTIFACTS / "adjudicate.png", ARTIFACTS.parent / "docs" / "screenshots" /
-                    "adjudicate.png")
+    decided = page.locator("#adj-units .unit.decided").inner_text()
+    assert "Decided: accept ben's edit by lee" in decided
 
     page.locator("#adj-unmatched [data-unit] >> text=Reject").click()
     page.locator("#adj-unmatched .unit.decided").wait_for()

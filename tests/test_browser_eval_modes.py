@@ -9,9 +9,8 @@ import shutil
 import pytest
 from sqlalchemy import select
 
-from annotator.study.demo import create_demo
 from annotator.models import Assignment, Document, EvalQAItem, Project, Rating, User
-from annotator.study.demo import DEMO_USERS
+from annotator.study.demo import DEMO_USERS, create_demo
 from tests.conftest import ARTIFACTS, UPDATE_SCREENSHOTS, browser_login
 
 PASSWORDS = {name: password for name, _, password in DEMO_USERS}
@@ -85,7 +84,9 @@ def test_rate_a_generated_qa_pair(demo, database, live_server, page):
                              ("evidence_accuracy", "yes"), ("hallucination", "none")):
             _pick(page, field, value)
         if n == 0:
-            assert "needs-why" in page.locator(".criterion[data-field=givenness]").get_attribute("class")
+            assert "needs-why" in page.locator(".criterion[data-field=givenness]").get_attribute(
+                "class"
+            )
         page.click("#next")
     page.click("#btn-done")
     page.locator("#missing").wait_for()
@@ -93,23 +94,36 @@ def test_rate_a_generated_qa_pair(demo, database, live_server, page):
     page.click("#prev") if count > 1 else None
     for _ in range(count):
         page.click("#prev")
-    page.fill(".criterion[data-field=givenness] input.why", "asks about 'ferritin', never mentioned")
+    page.fill(
+        ".criterion[data-field=givenness] input.why", "asks about 'ferritin', never mentioned"
+    )
     page.locator(".criterion[data-field=givenness] input.why").press("Tab")
     _settle(page)
-    _shot(page, "eval_qa_quality.png")
+    # (the screenshot of this page comes from test_browser_eval_ux: no planted payload in it)
     page.click("#btn-done")
     page.locator("#status.done").wait_for()
     ratings = _ratings(database, aid)
     assert len(ratings) == 9 * count
-    assert ratings[(str(first.id), "givenness")] == ("bad", "asks about 'ferritin', never mentioned")
+    assert ratings[(str(first.id), "givenness")] == (
+        "bad",
+        "asks about 'ferritin', never mentioned",
+    )
 
 
 def test_compare_reference_and_model_qa(demo, database, live_server, page):
     from annotator.models import EvalRecallPair
 
     pid = demo["demo-qa-recall"]
-    aid, doc = _assignment(database, pid, "ben", lambda s, a: s.scalar(select(EvalRecallPair.id).where(
-        EvalRecallPair.document_id == a.document_id, EvalRecallPair.candidate.is_(True))))
+    aid, doc = _assignment(
+        database,
+        pid,
+        "ben",
+        lambda s, a: s.scalar(
+            select(EvalRecallPair.id).where(
+                EvalRecallPair.document_id == a.document_id, EvalRecallPair.candidate.is_(True)
+            )
+        ),
+    )
     with database.session() as session:
         pairs = session.scalars(select(EvalRecallPair).where(
             EvalRecallPair.document_id == doc, EvalRecallPair.candidate.is_(True))
@@ -152,7 +166,9 @@ def test_score_plaba_axes_then_read_the_results(demo, database, live_server, pag
     page.wait_for_function("() => document.querySelector('#save-state').dataset.state === 'saved'")
     _shot(page, "eval_plaba.png")
     ratings = _ratings(database, aid)
-    assert len(ratings) == 4 * n and ratings[("0", "SIM")][0] == 1 and ratings[("0", "BRV")][0] == -1
+    assert (
+        len(ratings) == 4 * n and ratings[("0", "SIM")][0] == 1 and ratings[("0", "BRV")][0] == -1
+    )
     page.context.clear_cookies()
     browser_login(page, live_server, "lee", PASSWORDS["lee"])
     page.goto(f"{live_server}/eval/projects/{pid}/results")
@@ -181,10 +197,30 @@ def test_type_plainfact_sentences_with_the_alignment_suggestion(demo, database, 
     for i in range(n):
         row = page.locator(f".pf-row[data-sentence='{i}']")
         last = i == n - 1
-        row.locator(f"label:has(input[value='{'elaboration' if last else 'simplification'}'])").click()
-        row.locator(f"label:has(input[value='{'definition' if last else 'method_result'}'])").click()
+        row.locator(
+            f"label:has(input[value='{'elaboration' if last else 'simplification'}'])"
+        ).click()
+        row.locator(
+            f"label:has(input[value='{'definition' if last else 'method_result'}'])"
+        ).click()
         if last:
-            row.locator(".relation label").first.click()  # tick "external" as well
+            # "external" never goes with sentence numbers: refused while any is ticked
+            rel = row.locator(".relation")
+            if rel.locator("input[value=external]").is_checked():
+                rel.locator("label").first.click()
+                _settle(page)
+            if not rel.locator("input:checked").count():
+                rel.locator("label").nth(1).click()
+                _settle(page)
+            rel.locator("label").first.click()
+            assert "untick the sentence numbers" in rel.locator(".refused").inner_text()
+            assert not rel.locator("input[value=external]").is_checked()
+            for box in rel.locator("input:checked").all():
+                box.locator("xpath=..").click()
+                _settle(page)
+            rel.locator("label").first.click()
+            _settle(page)
+            assert rel.locator(".refused").inner_text() == ""
         else:
             row.locator("button.accept").click()
         _settle(page)
@@ -194,4 +230,4 @@ def test_type_plainfact_sentences_with_the_alignment_suggestion(demo, database, 
     ratings = _ratings(database, aid)
     assert ratings[("0", "relation")][0] == suggested
     assert ratings[(str(n - 1), "type")][0] == "elaboration"
-    assert "external" in ratings[(str(n - 1), "relation")][0]
+    assert ratings[(str(n - 1), "relation")][0] == ["external"]

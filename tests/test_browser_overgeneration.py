@@ -7,9 +7,9 @@ from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
 from annotator.models import Assignment, User
 from annotator.study.projects import create_project
+from tests.browser_helpers import api_state, drag_select, open_page, wait_saved
 from tests.conftest import ARTIFACTS, browser_login
 from tests.helpers import write_jsonl
-from tests.test_browser_annotate import api_state, drag_select, open_page, wait_saved
 
 pytestmark = pytest.mark.browser
 

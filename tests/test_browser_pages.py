@@ -26,4 +26,7 @@ def test_planted_script_does_not_run(page, live_server, study):
     page.wait_for_load_state("networkidle")
     assert page.evaluate("window.__pwned") is None
     assert dialogs == []
-    assert "<script>window.__pwned = 1</script>" in page.locator(".text[data-side=target]").inner_text()
+    assert (
+        "<script>window.__pwned = 1</script>"
+        in page.locator(".text[data-side=target]").inner_text()
+    )

@@ -2,10 +2,10 @@
 
 import pytest
 
-from annotator.models import Document, User
-from annotator.study.projects import create_project
 from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
+from annotator.models import Document, User
+from annotator.study.projects import create_project
 from tests.conftest import browser_login
 from tests.helpers import write_jsonl
 

@@ -14,8 +14,8 @@ from annotator.evaluation.qa_import import import_predictions, import_references
 from annotator.evaluation.results import project_results
 from annotator.evaluation.store import assign_items, draw_sample, mine_recall
 from annotator.models import Assignment, EvalQAItem, EvalRecallPair, User
-from annotator.study.projects import create_project
 from annotator.resources import demo_data_dir
+from annotator.study.projects import create_project
 from tests.conftest import csrf_token, login
 
 
@@ -103,7 +103,9 @@ def test_rating_page_payload_done_rule_and_results(app, client, database, users)
     assert r["items"]["model-b"]["invalid"] == 1
     csv_text = client.get(f"/eval/projects/{pid}/results.csv").get_data(as_text=True)
     assert csv_text.startswith("key,value\n") and "agreement.givenness.k,2" in csv_text
-    assert doc
+    with database.session() as session:  # the page offered only this document's items
+        assert set(session.scalars(select(EvalQAItem.document_id).where(
+            EvalQAItem.id.in_(items)))) == {doc}
 
 
 def test_recall_mining_results_and_command(env, database, users, tmp_path):
@@ -134,10 +136,10 @@ def test_recall_mining_results_and_command(env, database, users, tmp_path):
 
 
 def test_plaba_results_and_release_carries_them(env, database, users, config):
-    from annotator.adjudication.decisions import complete
+    from annotator.adjudication.overview import complete
+    from annotator.annotate.assignment import assign_documents
     from annotator.annotate.store import set_rating
     from annotator.ingest import import_file
-    from annotator.annotate.assignment import assign_documents
     from annotator.releases import cut_release
 
     with database.session() as session:

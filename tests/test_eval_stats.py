@@ -15,11 +15,16 @@ def qa_ratings():
     R = quality.QARating
     return [
         # item 1 (m1, methods), item 2 (m1, results), item 3 (m2, methods); raters a, b
-        R(1, "m1", "methods", "a", "givenness", "good"), R(1, "m1", "methods", "b", "givenness", "good"),
-        R(2, "m1", "results", "a", "givenness", "good"), R(2, "m1", "results", "b", "givenness", "bad"),
-        R(3, "m2", "methods", "a", "givenness", "bad"), R(3, "m2", "methods", "b", "givenness", "bad"),
-        R(1, "m1", "methods", "a", "localization", "good"), R(1, "m1", "methods", "b", "localization", "good"),
-        R(2, "m1", "results", "a", "localization", "na"), R(2, "m1", "results", "b", "localization", "na"),
+        R(1, "m1", "methods", "a", "givenness", "good"),
+        R(1, "m1", "methods", "b", "givenness", "good"),
+        R(2, "m1", "results", "a", "givenness", "good"),
+        R(2, "m1", "results", "b", "givenness", "bad"),
+        R(3, "m2", "methods", "a", "givenness", "bad"),
+        R(3, "m2", "methods", "b", "givenness", "bad"),
+        R(1, "m1", "methods", "a", "localization", "good"),
+        R(1, "m1", "methods", "b", "localization", "good"),
+        R(2, "m1", "results", "a", "localization", "na"),
+        R(2, "m1", "results", "b", "localization", "na"),
         R(3, "m2", "methods", "a", "localization", "unrelated"),
         R(3, "m2", "methods", "b", "localization", "missing"),
     ]

@@ -55,7 +55,8 @@ def test_unknown_category_or_missing_document_refuses_the_whole_file(env, tmp_pa
     (folder / "questions.json").write_text(json.dumps(questions, indent=0))
     result = run("import", "loss", folder, "--format", "infolossqa")
     assert result.exit_code == 2
-    assert "field 'category': unknown category 'verification'" in result.output
+    assert "field 'category': unknown category; use omission, concept" in result.output
+    assert '(got "verification")' in result.output
     assert "field 'document_id': document 'd9' is neither" in result.output
     database = Database(Config.from_env().database_url)
     with database.session() as session:

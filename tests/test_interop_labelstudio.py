@@ -4,7 +4,6 @@ exports, errors, predictions, and push/pull through the SDK client (HTTP mocked)
 import json
 from pathlib import Path
 
-import httpx
 import pytest
 from sqlalchemy import select
 
@@ -14,11 +13,11 @@ from annotator.ingest import IngestError
 from annotator.interop import labelstudio_server
 from annotator.interop.annotations_store import project_records
 from annotator.interop.importing import import_annotations
-from annotator.interop.labelstudio_tasks import to_tasks
 from annotator.interop.labelstudio_config import labeling_config, parse
+from annotator.interop.labelstudio_tasks import to_tasks
 from annotator.models import Project, User
-from annotator.study.projects import create_project
 from annotator.schemas import load_schema
+from annotator.study.projects import create_project
 from tests.helpers import row_counts
 
 DATA = Path(__file__).parent / "data" / "interop" / "labelstudio"
@@ -29,9 +28,16 @@ def test_config_has_labels_on_both_texts_and_a_control_per_field():
     controls = {c.name: c for c in interface.controls}
     assert controls["source_labels"].labels == ["deletion", "oversimplification"]
     assert controls["target_labels"].labels == ["oversimplification"]
-    assert controls["question"].tag == "TextArea" and controls["question"].to_name == [
-        "source", "target"]
-    assert controls["severity"].tag == "Rating"  # ordinal 1..3
+    # One per-region control per side: Label Studio shows a control naming both texts for
+    # neither of them.
+    assert controls["source_question"].tag == "TextArea"
+    assert controls["source_question"].to_name == ["source"]
+    assert controls["target_question"].to_name == ["target"]
+    assert "target_severity" in controls and "source_severity" in controls
+    assert controls["source_severity"].tag == "Rating"  # ordinal 1..3
+    # The texts come from data keys that do not clash with Label Studio's own "source".
+    texts = {o.name: o.value for o in interface.objects}
+    assert texts == {"source": "$original", "target": "$simplification"}
     schema = parse(labeling_config(load_schema("factuality"))).to_json_schema()["properties"]
     assert schema["pair_substitution"]["enum"] == ["0", "1", "2", "-1"]
 
@@ -43,13 +49,15 @@ def _project(database, name, schema):
 
 def _import(database, project_id, path, fmt):
     with database.session() as session:
-        return import_annotations(session, session.get(Project, project_id), path, fmt)
+        # Label Studio user 7 left a bare id in the fixtures: the lead says who it is.
+        return import_annotations(session, session.get(Project, project_id), path, fmt,
+                                  annotator_map={"7": "ben"})
 
 
 def test_full_export_becomes_edits_with_every_span_and_field(database):
     project_id = _project(database, "loss", "infolossqa")
     report = _import(database, project_id, DATA / "full_export.json", "labelstudio")
-    assert sorted(report.users_created) == ["ana@example.org", "ls-user-7"]
+    assert sorted(report.users_created) == ["ana@example.org", "ben"]
     with database.session() as session:
         records = {r.annotator: r for r in project_records(session,
                                                            session.get(Project, project_id))}
@@ -61,8 +69,8 @@ def test_full_export_becomes_edits_with_every_span_and_field(database):
         # The relation links the two regions into one edit with a span on each side.
         assert [(s.side, s.start, s.end) for s in edits["oversimplification"].spans] == [
             ("source", 47, 55), ("target", 31, 36)]
-        assert [e.edit_type for e in records["ls-user-7"].edits] == ["deletion"]
-        assert session.scalar(select(User).where(User.username == "ls-user-7")).active is False
+        assert [e.edit_type for e in records["ben"].edits] == ["deletion"]
+        assert session.scalar(select(User).where(User.username == "ben")).active is False
 
 
 def test_json_min_gives_ratings_and_a_per_region_choice(database):
@@ -76,8 +84,8 @@ def test_json_min_gives_ratings_and_a_per_region_choice(database):
             ("overgeneration", {"category": "leaked_instruction"})]
         assert [(g.level, g.item, g.field, g.value) for g in ana.ratings] == [
             ("pair", "0", "overgenerated", "yes")]
-        assert records["ls-user-7"].ratings[0].value == "no"
-        assert records["ls-user-7"].seconds_spent == 12.0
+        assert records["ben"].ratings[0].value == "no"
+        assert records["ben"].seconds_spent == 12.0
         report = build_report(load_agreement_input(session, project), bootstrap=0)
     metrics = report["fields"]["overgenerated"]["metrics"]
     assert metrics["k"] == 2  # from the schema's options, not from the values seen
@@ -88,8 +96,8 @@ def test_json_min_gives_ratings_and_a_per_region_choice(database):
 @pytest.mark.parametrize("fixture, fmt, change, field, message", [
     ("min_export.json", "labelstudio-min", lambda rows: rows[1].update(pair_overgenerated="maybe"),
      "pair_overgenerated", "choice 'maybe' is not in the schema"),
-    ("min_export.json", "labelstudio-min", lambda rows: rows[0].update(category="typo"),
-     "category", "choice 'typo' is not in the schema"),
+    ("min_export.json", "labelstudio-min", lambda rows: rows[0].update(
+        target_category="typo"), "target_category", "choice 'typo' is not in the schema"),
     ("full_export.json", "labelstudio", lambda rows: rows[0]["annotations"][0]["result"][0][
         "value"].update(labels=["hallucination"]), "annotations[0].result[0].value.labels",
      "unknown category 'hallucination'"),
@@ -136,33 +144,16 @@ def test_exported_predictions_are_valid_for_the_sdk():
     assert interface.validate_prediction(prediction, return_errors=True) == []
 
 
-def test_push_and_pull_go_through_the_sdk_client(tmp_path):
-    seen = []
-    export = json.loads((DATA / "full_export.json").read_text())
+def test_missing_server_settings_are_a_clear_error(env, monkeypatch):
+    from click.testing import CliRunner
 
-    def handler(request: httpx.Request) -> httpx.Response:
-        seen.append((request.method, request.url.path, request.headers.get("authorization")))
-        if request.url.path == "/api/projects/" and request.method == "POST":
-            body = json.loads(request.content)
-            assert body["label_config"].startswith("<View>")
-            return httpx.Response(201, json={"id": 12, "title": body["title"]})
-        if request.url.path == "/api/projects/12/import":
-            assert json.loads(request.content)[0]["data"]["document_id"] == "d1"
-            return httpx.Response(201, json={"task_count": 1})
-        if request.url.path == "/api/projects/12/export":
-            assert request.url.params["export_type"] == "JSON"
-            return httpx.Response(200, content=json.dumps(export).encode())
-        return httpx.Response(404, json={})
+    from annotator.cli import main
 
-    ls = labelstudio_server.client("http://ls.test", "secret-token",
-                                   httpx.Client(transport=httpx.MockTransport(handler)))
-    project_id = labelstudio_server.push(ls, "loss", labeling_config(load_schema("infolossqa")),
-                                         [{"data": export[0]["data"]}])
-    out = labelstudio_server.pull(ls, project_id, tmp_path / "pulled.json")
-    assert project_id == 12 and json.loads(out.read_text()) == export
-    assert [s[:2] for s in seen] == [("POST", "/api/projects/"),
-                                     ("POST", "/api/projects/12/import"),
-                                     ("GET", "/api/projects/12/export")]
-    assert all("secret-token" in (s[2] or "") for s in seen)
+    monkeypatch.delenv("LABEL_STUDIO_URL", raising=False)
+    monkeypatch.delenv("LABEL_STUDIO_API_KEY", raising=False)
+    assert CliRunner().invoke(main, ["project", "create", "loss", "--schema",
+                                     "infolossqa"]).exit_code == 0
+    result = CliRunner().invoke(main, ["labelstudio", "push", "loss"])
+    assert result.exit_code == 1 and "LABEL_STUDIO_URL" in result.output
     with pytest.raises(RuntimeError, match="LABEL_STUDIO_URL"):
         labelstudio_server.client(None, None)

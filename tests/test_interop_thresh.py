@@ -15,10 +15,10 @@ from annotator.config import Config
 from annotator.db import Database
 from annotator.ingest import IngestError
 from annotator.interop.importing import import_annotations
-from annotator.interop.thresh import typology_yaml
+from annotator.interop.thresh_export import typology_yaml
 from annotator.models import Assignment, Edit, User
-from annotator.study.projects import create_project
 from annotator.schemas import load_schema, parse_schema
+from annotator.study.projects import create_project
 from tests.helpers import row_counts
 
 DATA = Path(__file__).parent / "data" / "interop"
@@ -108,7 +108,7 @@ def _base_record():
 @pytest.mark.parametrize("change, field, message", [
     (lambda r: r["edits"][0].update(input_idx=[[0, 999]]), "edits[0].input_idx[0]",
      "outside the source text"),
-    (lambda r: r.pop("id"), "id", "required"),
+    (lambda r: r.update(id=None), "id", "required"),
     (lambda r: r["edits"][1].update(category="fluency"), "edits[1].category",
      "maps to no edit type"),
     (lambda r: r["edits"][0]["annotation"].update(severity=7), "edits[0].annotation.severity",
@@ -134,10 +134,9 @@ def test_a_bad_record_imports_nothing_and_names_file_line_field(database, loss_p
 
 
 def test_unknown_category_is_kept_as_a_comment_edit_when_the_schema_has_one(database, tmp_path):
+    # infolossqa's comment edit is document-level; this variant lets it span either text.
     text = load_schema("infolossqa").source_text.replace(
-        "prehighlighters:", "  - name: comment\n    sides: [source, target]\n"
-        "    required_sides: []\n    fields:\n      - {name: text, type: text}\n"
-        "prehighlighters:")
+        "    sides: []\n", "    sides: [source, target]\n    required_sides: []\n")
     schema_file = tmp_path / "with_comment.yaml"
     schema_file.write_text(text.replace("name: infolossqa", "name: lossc"))
     assert parse_schema(schema_file.read_text()).edit_type("comment") is not None
@@ -150,7 +149,8 @@ def test_unknown_category_is_kept_as_a_comment_edit_when_the_schema_has_one(data
     assert any("category 'fluency' kept as a comment edit" in n for n in report.notes)
     with database.session() as session:
         kept = session.scalar(select(Edit).where(Edit.edit_type == "comment"))
-        assert kept.fields == {"text": "Thresh category 'fluency': {\"text\": \"Odd wording\"}"}
+        assert kept.fields == {
+            "comment_text": "Thresh category 'fluency': {\"text\": \"Odd wording\"}"}
         assert [(s.side, s.start, s.end) for s in kept.spans] == [("target", 0, 15)]
 
 
@@ -170,7 +170,8 @@ def test_map_option_and_already_annotated_refusal(env, tmp_path):
 def test_typology_yaml_lists_every_edit_type_with_its_sides_and_questions():
     typology = yaml.safe_load(typology_yaml(load_schema("infolossqa")))
     assert typology["template_name"] == "infolossqa"
-    deletion, over = typology["edits"]
+    deletion, over, comment = typology["edits"]
+    assert (comment["enable_input"], comment["enable_output"]) == (False, False)
     assert (deletion["name"], deletion["enable_input"], deletion["enable_output"]) == (
         "deletion", True, False)
     assert over["type"] == "multi_span" and over["enable_output"] is True

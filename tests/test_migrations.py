@@ -57,11 +57,12 @@ def test_upgrade_from_the_first_schema_keeps_every_annotation(database_url):
         "'{}', :now, 1, :now)",
         "INSERT INTO documents (id, project_id, external_id, source, target, meta, "
         "source_sentences, target_sentences, position, created_at, version, updated_at) VALUES "
-        "(1, 1, 'd1', 'Original text.', 'Simple.', '{}', '[[0, 14]]', '[[0, 7]]', 1, :now, 1, :now)",
+        "(1, 1, 'd1', 'Original text.', 'Simple.', '{}', '[[0, 14]]', '[[0, 7]]', 1, :now, 1, "
+        ":now)",
         "INSERT INTO assignments (id, document_id, user_id, status, seconds_spent, created_at, "
         "version, updated_at) VALUES (1, 1, 1, 'done', 61.5, :now, 3, :now)",
         "INSERT INTO edits (id, assignment_id, edit_type, fields, created_at, version, updated_at) "
-        "VALUES (1, 1, 'deletion', '{\"question\": \"What?\", \"answer\": \"Text.\"}', :now, 2, :now)",
+        'VALUES (1, 1, \'deletion\', \'{"question": "What?", "answer": "Text."}\', :now, 2, :now)',
         "INSERT INTO spans (id, edit_id, side, start, \"end\") VALUES (1, 1, 'source', 0, 8)",
         "INSERT INTO ratings (id, assignment_id, level, item, field, value, version, updated_at) "
         "VALUES (1, 1, 'document', '', 'simple', '\"yes\"', 1, :now)",

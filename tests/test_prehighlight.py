@@ -3,7 +3,7 @@
 import json
 
 from click.testing import CliRunner
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from annotator.cli import main
 from annotator.config import Config

@@ -12,35 +12,11 @@ import os
 import pytest
 from click.testing import CliRunner
 
-from annotator.adjudication import decisions as d
-from annotator.adjudication.overview import apply_automatic
 from annotator.cli import main
 from annotator.config import Config
+from annotator.releases import ReleaseError, list_releases, release_file
 from annotator.study.guideline_text import guideline_markdown
-from annotator.models import User
-from annotator.releases import ReleaseError, cut_release, list_releases, release_file
-from tests.test_adjudication_support import load, project_of, qa_study  # noqa: F401
-
-
-@pytest.fixture
-def adjudicated(database, qa_study):
-    """q2 resolved by the automatic rules; q1 by the lead (accept ben's dose question,
-    reject the design edit); q3 never finished."""
-    with database.session() as session:
-        lee = session.get(User, qa_study["users"]["lee"])
-        apply_automatic(session, load(session, qa_study, "q2"))
-        q1 = load(session, qa_study, "q1")
-        units = d.current_units(session, q1)
-        d.accept(session, q1, units[0].edit_ids, qa_study["edits"]["e2"], lee)
-        d.reject(session, q1, units[1].edit_ids, lee, "design still stated")
-        d.complete(session, q1, lee)
-    return qa_study
-
-
-def release(database, ids, exports, version="v1", **options):
-    with database.session() as session:
-        return cut_release(session, project_of(session, ids), version, exports_path=exports,
-                           bootstrap=20, **options)
+from tests.adjudication_fixtures import project_of, release
 
 
 def test_release_contents_and_checksums(database, adjudicated, tmp_path):

@@ -2,7 +2,6 @@
 
 import re
 
-
 from tests.conftest import PASSWORD, csrf_token, login
 
 STATE_CHANGING = {"POST", "PUT", "PATCH", "DELETE"}
@@ -19,7 +18,9 @@ def test_every_state_changing_route_refuses_a_request_without_csrf_token(app, cl
         for method in sorted((rule.methods or set()) & STATE_CHANGING):
             path = concrete_path(rule)
             response = client.open(path, method=method, json={})
-            assert response.status_code == 400, f"{method} {rule.rule} answered {response.status_code}"
+            assert response.status_code == 400, (
+                f"{method} {rule.rule} answered {response.status_code}"
+            )
             checked.append(f"{method} {rule.rule}")
     assert "POST /login" in checked and "PUT /api/edits/<int:edit_id>" in checked
     assert len(checked) >= 8
@@ -49,8 +50,9 @@ def test_logout_needs_a_token_and_ends_the_session(client, users):
 
 
 def test_session_cookie_is_secure_when_served_over_https(config, database, users):
-    from annotator.app import create_app
     from dataclasses import replace
+
+    from annotator.app import create_app
     app = create_app(replace(config, https=True))
     client = app.test_client()
     cookie = login(client, "ana").headers["Set-Cookie"]

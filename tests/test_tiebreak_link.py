@@ -6,7 +6,6 @@ from annotator.adjudication.overview import apply_automatic
 from annotator.adjudication.ratings import route_to_third
 from annotator.models import Document, User
 from tests.conftest import login
-from tests.test_adjudication_support import factuality_study  # noqa: F401
 
 
 def test_routed_assignment_links_to_the_tiebreak_page(client, database, factuality_study):

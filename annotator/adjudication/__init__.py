@@ -1,8 +1,18 @@
 """Adjudication: turning several annotators' work on a document into one gold record.
 
-- :mod:`grouping` (pure) groups edits of different annotators into candidate units;
-- :mod:`labels` (pure) holds the majority and tie rules for ratings and edit fields;
-- :mod:`decisions` stores every adjudication step (the audit trail) and the gold values;
-- :mod:`gold` assembles the current gold record of a document;
-- :mod:`queue` lists the documents ready for adjudication, least agreement first.
+Pure modules (no database):
+
+- :mod:`grouping` groups edits of different annotators into candidate units;
+- :mod:`labels` holds the majority and tie rules for ratings and edit fields;
+- :mod:`rules` holds the automatic edit rules (identical edits, edit-level majority).
+
+Database side, layered so that no module imports one above it:
+
+- :mod:`store` reads the annotators' original work, keeps the decision log (every step is a
+  decision row plus an audit event) and the frozen candidate units;
+- :mod:`decisions` (unit decisions, undo, reopen) and :mod:`ratings` (gold ratings, the
+  third-annotator route) build on :mod:`store` only;
+- :mod:`overview` says what is open, completes a document, runs the automatic rules and
+  lists the queue;
+- :mod:`gold` assembles a document's gold record; :mod:`view` the adjudication page's data.
 """

@@ -1,123 +1,41 @@
-"""Adjudication decisions on edits: accept, merge, keep both, reject, regroup; undo,
-complete and reopen a document.
+"""Adjudication decisions on edits: accept, merge, keep both, reject, regroup; undo and
+reopen a document (completing it is :func:`overview.complete`, which checks what is open).
 
-Every step is one :class:`AdjudicationDecision` row (who, when, which source edits, the
-values before and after, a note) plus an audit event. Rows are never deleted: undoing a
-decision or reopening a document sets ``retracted_by_id`` on the decisions it replaces, so
-the full history stays and every gold edit points at the decision that created it and, via
-``source_edit_ids``, at the annotators' originals.
-
-The candidate units of a document are frozen the first time it is adjudicated (an
-automatic 'regroup' decision holding the groups of :func:`grouping.group_edits`), so the
-units a lead decides on never shift under them; a manual regroup replaces that decision.
+Every step is recorded through :func:`store.record` (who, when, which source edits, the
+values before and after, a note). Rows are never deleted: undoing a decision or reopening a
+document sets ``retracted_by_id`` on the decisions it replaces, so the full history stays
+and every gold edit points at the decision that created it and, via ``source_edit_ids``, at
+the annotators' originals.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Callable
-
-from sqlalchemy import select
-from sqlalchemy.orm import Session
-
-from annotator.study import audit
-from annotator.adjudication.grouping import Unit, group_edits, unit_key, units_from_groups
-from annotator.adjudication.source import (edit_snapshot, edit_view, is_ready,
-                                           original_assignments, source_edits)
+from annotator.adjudication.grouping import Unit, unit_key
+from annotator.adjudication.store import (
+    UNDOABLE,
+    AdjudicationError,
+    active_decisions,
+    current_units,
+    decided_units,
+    edit_snapshot,
+    grouping_decision,
+    original_assignments,
+    record,
+    require_open,
+    source_edits,
+    state_of,
+)
 from annotator.annotate.store import ValidationFailed, validate_fields, validate_spans
-from annotator.models import AdjudicationDecision, AdjudicationState, Document, GoldEdit, User
+from annotator.models import AdjudicationDecision, GoldEdit
 from annotator.study.projects import project_schema
 
-UNIT_KINDS = ("accept", "merge", "keep_both", "reject")
-UNDOABLE = UNIT_KINDS + ("rating", "majority", "tiebreak")
 
-
-class AdjudicationError(ValueError):
-    """The step is not possible in the document's current state (message says why)."""
-
-
-def state_of(session: Session, document: Document) -> AdjudicationState:
-    state = session.scalar(select(AdjudicationState).where(
-        AdjudicationState.document_id == document.id))
-    if state is None:
-        state = AdjudicationState(document_id=document.id, status="open", round=1)
-        session.add(state)
-        session.flush()
-    return state
-
-
-def active_decisions(session: Session, document: Document) -> list[AdjudicationDecision]:
-    return list(session.scalars(select(AdjudicationDecision).where(
-        AdjudicationDecision.document_id == document.id,
-        AdjudicationDecision.retracted_by_id.is_(None)).order_by(AdjudicationDecision.id)))
-
-
-def history(session: Session, document: Document) -> list[AdjudicationDecision]:
-    return list(session.scalars(select(AdjudicationDecision).where(
-        AdjudicationDecision.document_id == document.id).order_by(AdjudicationDecision.id)))
-
-
-def record(session: Session, document: Document, kind: str, user: User | None, *,
-           automatic: bool = False, item_key: str = "", source_edit_ids=(), before=None,
-           after=None, note: str = "") -> AdjudicationDecision:
-    state = state_of(session, document)
-    decision = AdjudicationDecision(
-        document_id=document.id, round=state.round, kind=kind, automatic=automatic,
-        user_id=user.id if user else None, item_key=item_key,
-        source_edit_ids=sorted(source_edit_ids), before=before, after=after,
-        note=(note or "").strip())
-    session.add(decision)
-    session.flush()
-    audit.record(session, f"adjudication.{kind}", user_id=decision.user_id,
-                 project_id=document.project_id, object_type="document",
-                 object_id=document.id, decision_id=decision.id, item=item_key,
-                 automatic=automatic)
-    return decision
-
-
-def require_open(session: Session, document: Document) -> AdjudicationState:
-    state = state_of(session, document)
-    if state.status != "open":
-        raise AdjudicationError("this document is adjudicated; reopen it to change decisions")
-    if not is_ready(original_assignments(session, document)):
-        raise AdjudicationError("not every assigned annotator has marked this document done")
-    return state
-
-
-# ---------------------------------------------------------------- units
-
-
-def grouping_decision(session: Session, document: Document) -> AdjudicationDecision | None:
-    return next((d for d in reversed(active_decisions(session, document))
-                 if d.kind == "regroup"), None)
-
-
-def current_units(session: Session, document: Document,
-                  embed: Callable | None = None, *, freeze: bool = True) -> list[Unit]:
-    """The document's candidate units: the frozen grouping, else a fresh one (stored as an
-    automatic regroup decision when ``freeze``)."""
-    edits = [edit_view(e) for e in source_edits(original_assignments(session, document))]
-    decision = grouping_decision(session, document)
-    if decision is not None:
-        known = {i for g in decision.after["groups"] for i in g}
-        groups = [g for g in decision.after["groups"]] + [[e.id] for e in edits
-                                                          if e.id not in known]
-        present = {e.id for e in edits}
-        groups = [[i for i in g if i in present] for g in groups]
-        return units_from_groups(edits, groups, document.source, document.target)
-    units = group_edits(edits, document.source, document.target, embed)
-    if freeze and units:
-        record(session, document, "regroup", None, automatic=True,
-               after={"groups": [u.edit_ids for u in units],
-                      "method": "token IoU + question similarity" if embed else "token IoU"})
-    return units
-
-
-def decided_units(session: Session, document: Document) -> dict[str, AdjudicationDecision]:
-    return {d.item_key: d for d in active_decisions(session, document) if d.kind in UNIT_KINDS}
-
-
-def _unit_for(session, document, edit_ids) -> tuple[Unit, list]:
+def _unit_for(session, document, edit_ids, checked=None) -> tuple[Unit, list]:
+    """The unit of ``edit_ids`` and its edits, refused when the document is not open, the
+    unit unknown or decided. ``checked`` is (unit, edits) when the caller (the automatic
+    rules, which hold the document's units and decisions) has made these checks already."""
+    if checked is not None:
+        return checked
     require_open(session, document)
     key = unit_key(edit_ids)
     unit = next((u for u in current_units(session, document) if u.key == key), None)
@@ -136,8 +54,10 @@ def _gold_edit(session, document, decision, edit_type, fields, spans, source_ids
     return gold
 
 
-def _decide(session, document, kind, user, edits, outcomes, note) -> AdjudicationDecision:
-    decision = record(session, document, kind, user, item_key=unit_key([e.id for e in edits]),
+def _decide(session, document, kind, user, edits, outcomes, note,
+            automatic=False) -> AdjudicationDecision:
+    decision = record(session, document, kind, user, automatic=automatic,
+                      item_key=unit_key([e.id for e in edits]),
                       source_edit_ids=[e.id for e in edits],
                       before=[edit_snapshot(e) for e in edits], after=outcomes, note=note)
     for o in outcomes:
@@ -153,13 +73,14 @@ def _copy(edit, source_ids=None) -> dict:
             "source_edit_ids": source_ids or [edit.id]}
 
 
-def accept(session, document, edit_ids, chosen_id: int, user, note="") -> AdjudicationDecision:
+def accept(session, document, edit_ids, chosen_id: int, user, note="", *,
+           automatic=False, checked=None) -> AdjudicationDecision:
     """Take one annotator's edit of the unit as the gold edit."""
-    _, edits = _unit_for(session, document, edit_ids)
+    _, edits = _unit_for(session, document, edit_ids, checked)
     chosen = next((e for e in edits if e.id == chosen_id), None)
     if chosen is None:
         raise AdjudicationError("the accepted edit is not part of this unit")
-    return _decide(session, document, "accept", user, edits, [_copy(chosen)], note)
+    return _decide(session, document, "accept", user, edits, [_copy(chosen)], note, automatic)
 
 
 def keep_both(session, document, edit_ids, user, note="", keep_ids=None):
@@ -172,16 +93,18 @@ def keep_both(session, document, edit_ids, user, note="", keep_ids=None):
     return _decide(session, document, "keep_both", user, edits, [_copy(e) for e in keep], note)
 
 
-def reject(session, document, edit_ids, user, note="") -> AdjudicationDecision:
+def reject(session, document, edit_ids, user, note="", *,
+           automatic=False, checked=None) -> AdjudicationDecision:
     """No gold edit for this unit (e.g. not information loss after all)."""
-    _, edits = _unit_for(session, document, edit_ids)
-    return _decide(session, document, "reject", user, edits, [], note)
+    _, edits = _unit_for(session, document, edit_ids, checked)
+    return _decide(session, document, "reject", user, edits, [], note, automatic)
 
 
 def merge(session, document, edit_ids, base_id: int, user, *, edit_type=None,
-          fields: dict | None = None, spans: list | None = None, note=""):
+          fields: dict | None = None, spans: list | None = None, note="", automatic=False,
+          source_ids: list[int] | None = None, checked=None):
     """One gold edit starting from ``base_id``'s edit, with the lead's spans and fields."""
-    _, edits = _unit_for(session, document, edit_ids)
+    _, edits = _unit_for(session, document, edit_ids, checked)
     base = next((e for e in edits if e.id == base_id), None)
     if base is None:
         raise AdjudicationError("the merge must start from an edit of this unit")
@@ -205,8 +128,9 @@ def merge(session, document, edit_ids, base_id: int, user, *, edit_type=None,
                "spans": sorted(({"side": s.side, "start": s.start, "end": s.end}
                                 for s in clean_spans),
                                key=lambda s: (s["side"], s["start"], s["end"])),
-               "source_edit_ids": [e.id for e in edits], "based_on": base.id}
-    return _decide(session, document, "merge", user, edits, [outcome], note)
+               "source_edit_ids": sorted(source_ids or [e.id for e in edits]),
+               "based_on": base.id}
+    return _decide(session, document, "merge", user, edits, [outcome], note, automatic)
 
 
 def regroup(session, document, groups: list[list[int]], user, note=""):
@@ -234,7 +158,7 @@ def regroup(session, document, groups: list[list[int]], user, note=""):
     return decision
 
 
-# ---------------------------------------------------------------- undo, complete, reopen
+# ---------------------------------------------------------------- undo, reopen
 
 
 def undo(session, document, decision_id: int, user, note="") -> AdjudicationDecision:
@@ -249,22 +173,6 @@ def undo(session, document, decision_id: int, user, note="") -> AdjudicationDeci
                       before={"decision_id": target.id, "kind": target.kind,
                               "after": target.after}, after=None, note=note)
     target.retracted_by_id = decision.id
-    session.flush()
-    return decision
-
-
-def complete(session, document, user, note="", *, automatic=False) -> AdjudicationDecision:
-    """Mark the document adjudicated; refused while anything is open."""
-    from annotator.adjudication.overview import open_items
-
-    state = require_open(session, document)
-    left = open_items(session, document)
-    if left["total"]:
-        raise AdjudicationError(f"{left['total']} decision(s) still open: {left['summary']}")
-    decision = record(session, document, "complete", user, automatic=automatic, note=note,
-                      after={"round": state.round})
-    state.status, state.completed_by_id = "complete", user.id if user else None
-    state.completed_at = datetime.now(timezone.utc)
     session.flush()
     return decision
 

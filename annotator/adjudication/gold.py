@@ -10,10 +10,16 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotator.adjudication.decisions import active_decisions, state_of
 from annotator.adjudication.overview import open_items
 from annotator.adjudication.ratings import rating_items
-from annotator.adjudication.source import is_ready, original_assignments, source_edits
+from annotator.adjudication.store import (
+    active_decisions,
+    is_ready,
+    original_assignments,
+    source_edits,
+    state_of,
+)
+from annotator.core.vocabulary import SIDES
 from annotator.models import AdjudicationState, Document, GoldEdit
 
 
@@ -30,6 +36,14 @@ def release_blocker(session: Session, document: Document) -> str | None:
     if state is None or state.status != "complete":
         left = open_items(session, document)
         return f"adjudication not complete ({left['summary']} open)"
+    live = {e.id for e in source_edits(assignments)}
+    active = {d.id for d in active_decisions(session, document)}
+    gone = sorted({i for g in session.scalars(select(GoldEdit).where(
+        GoldEdit.document_id == document.id)) if g.decision_id in active
+        for i in g.source_edit_ids if i not in live})
+    if gone:
+        return (f"source edit(s) {', '.join(map(str, gone))} changed after adjudication: "
+                "reopen the adjudication and decide again")
     return None
 
 
@@ -45,6 +59,11 @@ def gold_record(session: Session, document: Document) -> dict:
     active = {d.id: d for d in active_decisions(session, document)}
     assignments = original_assignments(session, document)
     authors = {e.id: e.assignment.user.username for e in source_edits(assignments)}
+    # Who wrote each source edit as the decision saw it (its ``before`` snapshots), so the
+    # provenance never loses its annotator even if the edit itself is gone.
+    authors.update({snap["id"]: snap.get("annotator") for d in active.values()
+                    for snap in (d.before if isinstance(d.before, list) else [])
+                    if isinstance(snap, dict) and "id" in snap})
     edits = []
     for gold in session.scalars(select(GoldEdit).where(GoldEdit.document_id == document.id)
                                 .order_by(GoldEdit.id)):
@@ -66,9 +85,14 @@ def gold_record(session: Session, document: Document) -> dict:
                 "unit_edit_ids": sorted(decision.source_edit_ids),
             },
         })
-    edits.sort(key=lambda e: (_first(e["spans"]), e["edit_type"],
-                              e["provenance"]["decision_id"], e["provenance"]["source_edits"][0]["id"]
-                              if e["provenance"]["source_edits"] else 0))
+    edits.sort(
+        key=lambda e: (
+            _first(e["spans"]),
+            e["edit_type"],
+            e["provenance"]["decision_id"],
+            e["provenance"]["source_edits"][0]["id"] if e["provenance"]["source_edits"] else 0,
+        )
+    )
     ratings = []
     for item in rating_items(session, document):
         if item.gold is None:
@@ -96,7 +120,7 @@ def gold_record(session: Session, document: Document) -> dict:
 
 
 def _first(spans: dict) -> tuple:
-    for side in ("source", "target"):
+    for side in SIDES:
         if spans[side]:
             return (0 if side == "source" else 1, spans[side][0][0])
     return (2, 0)

@@ -1,4 +1,5 @@
-"""Where a document's adjudication stands, the automatic rules in batch, and the queue.
+"""Where a document's adjudication stands, completing it, the automatic rules in batch, and
+the queue.
 
 Open decisions of a document: candidate units nobody decided yet, rating items without a
 gold value, and items waiting for a third annotator. A document's agreement (for ordering
@@ -10,23 +11,37 @@ pairs); a document with nothing to compare counts as full agreement.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotator.adjudication import decisions
-from annotator.adjudication.grouping import EditView, Unit
-from annotator.adjudication.labels import disagreement
+from annotator.adjudication.grouping import Unit
+from annotator.adjudication.labels import can_auto_resolve, disagreement
 from annotator.adjudication.ratings import apply_rating_rules, rating_items
-from annotator.adjudication.source import (edit_view, is_ready, original_assignments,
-                                           source_edits)
-from annotator.models import AdjudicationState, Document, Project
+from annotator.adjudication.rules import AutoRules, decide_unit
+from annotator.adjudication.store import (
+    AdjudicationError,
+    batch_reads,
+    current_units,
+    decided_units,
+    edit_view,
+    is_ready,
+    original_assignments,
+    record,
+    require_open,
+    source_edits,
+)
+from annotator.annotate.store import ValidationFailed
+from annotator.models import AdjudicationDecision, AdjudicationState, Document, Project
+from annotator.study.projects import project_schema
 
 
 def open_items(session: Session, document: Document, units: list[Unit] | None = None) -> dict:
     if units is None:
-        units = decisions.current_units(session, document, freeze=False)
-    decided = decisions.decided_units(session, document)
+        units = current_units(session, document, freeze=False)
+    decided = decided_units(session, document)
     undecided = [u for u in units if u.key not in decided]
     items = rating_items(session, document)
     unresolved = [i for i in items if i.gold is None]
@@ -39,45 +54,85 @@ def open_items(session: Session, document: Document, units: list[Unit] | None = 
             "total": total, "summary": ", ".join(p for p in parts if p) or "nothing"}
 
 
-def identical(edits: list[EditView]) -> bool:
-    first = edits[0]
-    return all(e.edit_type == first.edit_type and sorted(e.spans) == sorted(first.spans)
-               and _norm(e.fields) == _norm(first.fields) for e in edits[1:])
+def complete(session, document, user, note="", *, automatic=False) -> AdjudicationDecision:
+    """Mark the document adjudicated; refused while anything is open."""
+    state = require_open(session, document)
+    left = open_items(session, document)
+    if left["total"]:
+        raise AdjudicationError(f"{left['total']} decision(s) still open: {left['summary']}")
+    decision = record(session, document, "complete", user, automatic=automatic, note=note,
+                      after={"round": state.round})
+    state.status, state.completed_by_id = "complete", user.id if user else None
+    state.completed_at = datetime.now(timezone.utc)
+    session.flush()
+    return decision
 
-
-def _norm(fields: dict) -> dict:
-    return {k: v.strip().casefold() if isinstance(v, str) else v for k, v in fields.items()
-            if v not in (None, "") and k != "comment"}
 
 
 def apply_automatic(session: Session, document: Document, user=None, *, embed=None,
-                    complete: bool = True) -> dict:
-    """The automatic rules on one ready, open document: freeze the units, accept units in
-    which every annotator marked the very same edit, resolve ratings by majority (and by
-    tie-break labels), then mark the document adjudicated when nothing is left."""
-    decisions.require_open(session, document)
+                    mark_complete: bool = True) -> dict:
+    """The automatic rules on one ready, open document: freeze the units, decide each unit
+    by the project's edit rule (:mod:`rules`: identical edits of every annotator, or an
+    edit-level majority), resolve ratings by majority (and by tie-break labels), then mark
+    the document adjudicated when nothing is left. Every decision is recorded as automatic
+    (audited, undoable). ``verdicts`` lists what each rule decided, unit by unit."""
+    with batch_reads(session):
+        return _apply_automatic(session, document, user, embed, mark_complete)
+
+
+def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
+    require_open(session, document)
+    rules = AutoRules.from_settings(document.project.settings)
+    schema = project_schema(document.project)
+    field_types = {et.name: {f.name: f.type for f in et.fields} for et in schema.edit_types}
+    field_options = {et.name: {f.name: [o.value for o in f.options] for f in et.fields}
+                     for et in schema.edit_types}
     assignments = original_assignments(session, document)
-    units = decisions.current_units(session, document, embed)
-    views = {e.id: edit_view(e) for e in source_edits(assignments)}
+    units = current_units(session, document, embed)
+    rows = {e.id: e for e in source_edits(assignments)}
+    views = {i: edit_view(e) for i, e in rows.items()}
     everyone = {a.user.username for a in assignments}
-    decided = decisions.decided_units(session, document)
-    accepted = 0
+    decided = decided_units(session, document)
+    counts = {"accept": 0, "merge": 0, "reject": 0}
+    verdicts = []
     for unit in units:
+        if unit.key in decided:
+            continue
         members = [views[i] for i in unit.edit_ids]
-        if (unit.key not in decided and len(members) > 1 and set(unit.annotators) == everyone
-                and identical(members)):
-            decision = decisions.accept(session, document, unit.edit_ids, unit.edit_ids[0],
-                                        user, "identical edits of every annotator")
-            decision.automatic = True
-            accepted += 1
+        verdict = decide_unit(members, everyone, rules, field_types, field_options,
+                              document.source, document.target)
+        note = f"automatic ({rules.edit_rule} rule): {verdict.reason}"
+        checked = (unit, [rows[i] for i in unit.edit_ids])  # open, known, undecided
+        if verdict.action == "accept":
+            decisions.accept(session, document, unit.edit_ids, verdict.base_id, user, note,
+                             automatic=True, checked=checked)
+        elif verdict.action == "reject":
+            decisions.reject(session, document, unit.edit_ids, user, note, automatic=True,
+                             checked=checked)
+        elif verdict.action == "merge":
+            try:
+                decisions.merge(session, document, unit.edit_ids, verdict.base_id, user,
+                                edit_type=verdict.edit_type, fields=verdict.fields,
+                                spans=verdict.spans, note=note, automatic=True,
+                                source_ids=verdict.agreeing, checked=checked)
+            except ValidationFailed as exc:  # e.g. no majority span on a required side
+                verdict.action = "leave"
+                verdict.reason += f"; the merged edit is not valid ({exc}): left to the lead"
+        verdicts.append({"unit": unit.key, "action": verdict.action, "reason": verdict.reason,
+                         "edit_type": verdict.edit_type, "spans": verdict.spans,
+                         "fields": verdict.fields})
+        if verdict.action in counts:
+            counts[verdict.action] += 1
     ratings = apply_rating_rules(session, document, user)
     left = open_items(session, document)
     completed = False
-    if complete and left["total"] == 0:
-        decisions.complete(session, document, user, "automatic rules", automatic=True)
+    if mark_complete and left["total"] == 0:
+        complete(session, document, user, "automatic rules", automatic=True)
         completed = True
-    return {"units_accepted": accepted, "ratings_resolved": len(ratings), "open": left,
-            "completed": completed}
+    return {"units_accepted": counts["accept"] + counts["merge"],
+            "units_merged": counts["merge"], "units_rejected": counts["reject"],
+            "ratings_resolved": len(ratings), "open": left, "completed": completed,
+            "verdicts": verdicts}
 
 
 @dataclass
@@ -96,16 +151,25 @@ def document_entry(session: Session, document: Document) -> QueueEntry | None:
         return None
     state = session.scalar(select(AdjudicationState).where(
         AdjudicationState.document_id == document.id))
-    units = decisions.current_units(session, document, freeze=False)
+    units = current_units(session, document, freeze=False)
     everyone = sorted(a.user.username for a in assignments)
     views = {e.id: edit_view(e) for e in source_edits(assignments)}
     scores, disputed = [], set()
+    categorical = {et.name: [f.name for f in et.fields if can_auto_resolve(f.type)]
+                   for et in project_schema(document.project).edit_types}
     for unit in units:
         full = set(unit.annotators) == set(everyone)
         scores.append(1.0 if full else 0.0)
         types = {views[i].edit_type for i in unit.edit_ids}
         if not full or len(types) > 1:
             disputed |= types
+        elif len(unit.edit_ids) > 1:
+            # Same evidence, same type, but e.g. severity 1 against 2: a tie the lead must
+            # break, listed as "<edit type>.<field>".
+            (edit_type,) = types
+            for name in categorical.get(edit_type, []):
+                if disagreement([views[i].fields.get(name) for i in unit.edit_ids]) > 0:
+                    disputed.add(f"{edit_type}.{name}")
     for item in rating_items(session, document):
         d = disagreement(list(item.values.values()))
         scores.append(1.0 - d)
@@ -126,13 +190,16 @@ def adjudication_queue(session: Session, project: Project, *, field_name: str | 
     for document in session.scalars(select(Document).where(Document.project_id == project.id)
                                     .order_by(Document.position, Document.id)):
         entry = document_entry(session, document)
-        if entry is None:
-            continue
-        if field_name and field_name not in entry.fields_in_dispute:
-            continue
-        if pair and not set(pair) <= set(entry.annotators):
-            continue
-        entries.append(entry)
+        if entry is not None and in_view(entry, field_name, pair):
+            entries.append(entry)
     return sorted(entries, key=lambda e: (e.status == "complete", e.agreement,
                                           e.document.position, e.document.id))
+
+
+def in_view(entry: QueueEntry, field_name: str | None = None,
+            pair: tuple[str, str] | None = None) -> bool:
+    """Does the queue filtered on ``field_name`` (disputed) and ``pair`` (both annotated)
+    show this entry?"""
+    return ((not field_name or field_name in entry.fields_in_dispute)
+            and (not pair or set(pair) <= set(entry.annotators)))
 

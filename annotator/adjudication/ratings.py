@@ -6,7 +6,7 @@ and an item where every annotator differs ({2, 1, 0}) has none. Ties and all-dif
 items wait for the lead, or go to a third annotator (PlainFact: two annotators, a third
 resolves disagreements): :func:`route_to_third` gives a third annotator an Assignment with
 one :class:`TieBreakRequest` per disputed item; once they rated an item, the majority over
-all three values decides it (:func:`apply_automatic`, method 'tiebreak'). Only categorical
+all three values decides it (:func:`overview.apply_automatic`, method 'tiebreak'). Only categorical
 fields (choice, ordinal, multichoice) are resolved automatically, and only when the
 project's settings do not switch it off (``settings["adjudication"]["auto_majority"]``).
 """
@@ -19,27 +19,35 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotator.adjudication.decisions import (AdjudicationError, active_decisions, record,
-                                              require_open)
 from annotator.adjudication.labels import LabelOutcome, can_auto_resolve, resolve_labels
-from annotator.adjudication.source import original_assignments
-from annotator.annotate.store import ValidationFailed
+from annotator.adjudication.store import (
+    AdjudicationError,
+    active_decisions,
+    original_assignments,
+    record,
+    require_open,
+)
 from annotator.annotate.assignment import annotator_pool
-from annotator.models import Assignment, Document, GoldRating, Rating, TieBreakRequest, User
+from annotator.annotate.store import ValidationFailed
+from annotator.core.keys import BadKey, parse_rating_key, rating_key
+from annotator.models import (
+    Assignment,
+    Document,
+    GoldRating,
+    Rating,
+    TieBreakRequest,
+    User,
+)
 from annotator.study.projects import project_schema
 
 RATING_KINDS = ("majority", "rating", "tiebreak")
 
 
-def item_key(level: str, item: str, field_name: str) -> str:
-    return f"{level}|{item}|{field_name}"
-
-
 def parse_key(key: str) -> tuple[str, str, str]:
-    parts = key.split("|")
-    if len(parts) != 3:
-        raise AdjudicationError(f"not a rating item: {key!r}")
-    return parts[0], parts[1], parts[2]
+    try:
+        return parse_rating_key(key)
+    except BadKey as exc:
+        raise AdjudicationError(str(exc)) from None
 
 
 @dataclass
@@ -57,7 +65,7 @@ class RatingItem:
 
     @property
     def key(self) -> str:
-        return item_key(self.level, self.item, self.field)
+        return rating_key(self.level, self.item, self.field)
 
     @property
     def auto(self) -> bool:
@@ -76,7 +84,7 @@ def auto_majority_enabled(document: Document) -> bool:
 def gold_ratings(session: Session, document: Document) -> dict[str, GoldRating]:
     active = {d.id for d in active_decisions(session, document) if d.kind in RATING_KINDS}
     rows = session.scalars(select(GoldRating).where(GoldRating.document_id == document.id))
-    return {item_key(g.level, g.item, g.field): g for g in rows if g.decision_id in active}
+    return {rating_key(g.level, g.item, g.field): g for g in rows if g.decision_id in active}
 
 
 def rating_items(session: Session, document: Document) -> list[RatingItem]:
@@ -89,14 +97,14 @@ def rating_items(session: Session, document: Document) -> list[RatingItem]:
             spec = schema.rating(r.field, r.level)
             if spec is None or spec.type == "text" or r.value in (None, ""):
                 continue
-            key = item_key(r.level, r.item, r.field)
+            key = rating_key(r.level, r.item, r.field)
             entry = items.setdefault(key, RatingItem(r.level, r.item, r.field, spec.label,
                                                      spec.type, {}))
             entry.values[a.user.username] = r.value
     requests = session.scalars(select(TieBreakRequest).where(
         TieBreakRequest.document_id == document.id).order_by(TieBreakRequest.id))
     for req in requests:
-        entry = items.get(item_key(req.level, req.item, req.field))
+        entry = items.get(rating_key(req.level, req.item, req.field))
         if entry is None:
             continue
         rating = session.scalar(select(Rating).where(

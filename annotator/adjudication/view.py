@@ -10,13 +10,17 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotator.adjudication import decisions as d
+from annotator.adjudication import store
 from annotator.adjudication.labels import merged_fields
 from annotator.adjudication.overview import open_items
 from annotator.adjudication.ratings import rating_items
-from annotator.adjudication.source import (edit_snapshot, is_ready, original_assignments,
-                                           source_edits)
-from annotator.models import Document, Suggestion, TieBreakRequest
+from annotator.adjudication.store import (
+    edit_snapshot,
+    is_ready,
+    original_assignments,
+    source_edits,
+)
+from annotator.models import AdjudicationState, Document, Suggestion, TieBreakRequest
 from annotator.study.projects import project_schema
 
 # Colour-blind-friendly palette (Okabe & Ito 2008), one colour per annotator.
@@ -31,16 +35,21 @@ def decision_dict(x) -> dict:
             "created_at": x.created_at.isoformat(timespec="seconds")}
 
 
-def document_view(session: Session, document: Document, embed=None) -> dict:
+def document_view(session: Session, document: Document, embed=None, *,
+                  freeze: bool = True) -> dict:
+    """The view's data. With ``freeze`` (a POST) the state row is created and a fresh
+    grouping of a ready, open document is recorded; without it (a GET) nothing is written:
+    the units are computed but not stored."""
     schema = project_schema(document.project)
     assignments = original_assignments(session, document)
     ready = is_ready(assignments)
-    state = d.state_of(session, document)
-    units = d.current_units(session, document, embed, freeze=ready and state.status == "open")
+    state = store.state_of(session, document) if freeze else _read_state(session, document)
+    units = store.current_units(session, document, embed,
+                                freeze=freeze and ready and state.status == "open")
     names = sorted(a.user.username for a in assignments)
     colours = {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
     edits = {e.id: edit_snapshot(e) for e in source_edits(assignments)}
-    decided = d.decided_units(session, document)
+    decided = store.decided_units(session, document)
     field_types = {et.name: {f.name: f.type for f in et.fields} for et in schema.edit_types}
     unit_rows = []
     for number, unit in enumerate(units, start=1):
@@ -66,7 +75,10 @@ def document_view(session: Session, document: Document, embed=None) -> dict:
         "annotators": [{"name": n, "colour": colours[n]} for n in names],
         "schema": {"edit_types": [{"name": et.name, "label": et.label, "sides": list(et.sides),
                                    "fields": [{"name": f.name, "label": f.label, "type": f.type,
-                                               "options": [o.value for o in f.options]}
+                                               "options": [o.value for o in f.options],
+                                               "choices": [{"value": o.value, "label": o.label}
+                                                           for o in f.options],
+                                               "required": f.required}
                                               for f in et.fields]}
                                   for et in schema.edit_types]},
         "edits": [edits[i] for i in sorted(edits)],
@@ -77,8 +89,17 @@ def document_view(session: Session, document: Document, embed=None) -> dict:
                          "target_spans": s.target_spans, "explanation": s.explanation}
                         for s in suggestions],
         "open": open_items(session, document, units) if ready else None,
-        "history": [decision_dict(x) for x in d.history(session, document)],
+        "history": [decision_dict(x) for x in store.history(session, document)],
     }
+
+
+def _read_state(session: Session, document: Document) -> AdjudicationState:
+    """The document's adjudication state without creating it: an unsaved 'open', round 1
+    state (version 0) stands in for a document nobody adjudicated yet."""
+    stored = session.scalar(select(AdjudicationState).where(
+        AdjudicationState.document_id == document.id))
+    return stored or AdjudicationState(document_id=document.id, status="open", round=1,
+                                       version=0)
 
 
 def _rating_row(item, schema) -> dict:

@@ -49,7 +49,9 @@ def encode(data: Sequence[Sequence[object]], domain: Sequence[object] | None = N
         for u, v in enumerate(row):
             if v is not None:
                 if v not in index:
-                    raise UndefinedAgreement(f"value {v!r} is not one of the categories {list(domain)}")
+                    raise UndefinedAgreement(
+                        f"value {v!r} is not one of the categories {list(domain)}"
+                    )
                 codes[r, u] = index[v]
     return codes, list(domain)
 
@@ -59,7 +61,9 @@ def _encode_numeric(data: np.ndarray, domain):
     present = ~np.isnan(data)
     values = np.unique(data[present]) if domain is None else np.asarray(domain, dtype=np.float64)
     order = np.argsort(values, kind="stable")
-    pos = np.searchsorted(values[order], np.where(present, data, values[order][0] if len(values) else 0))
+    pos = np.searchsorted(
+        values[order], np.where(present, data, values[order][0] if len(values) else 0)
+    )
     pos = np.minimum(pos, max(len(values) - 1, 0))
     ok = present & (len(values) > 0)
     if len(values):
@@ -161,7 +165,9 @@ def check_alpha_defined(counts: np.ndarray, delta: np.ndarray | None = None) -> 
         raise UndefinedAgreement("all observed values are at distance 0: alpha is undefined")
 
 
-def krippendorff_alpha(data, level: str = "nominal", domain: Sequence[object] | None = None) -> float:
+def krippendorff_alpha(
+    data, level: str = "nominal", domain: Sequence[object] | None = None
+) -> float:
     """Krippendorff's alpha (Krippendorff 2011) through the ``krippendorff`` package.
 
     ``data``: rows = raters, columns = units, None/NaN/"" = missing. Nominal values may be any

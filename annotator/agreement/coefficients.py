@@ -30,7 +30,9 @@ def category_counts(items: Sequence[Sequence[object]], categories: Sequence[obje
             if v is None:
                 continue
             if v not in index:
-                raise UndefinedAgreement(f"value {v!r} is not one of the categories {list(categories)}")
+                raise UndefinedAgreement(
+                    f"value {v!r} is not one of the categories {list(categories)}"
+                )
             counts[i, index[v]] += 1
     return counts
 
@@ -88,7 +90,9 @@ def fleiss_kappa(counts) -> float:
     all ratings; P_i uses its own n_i); items with fewer than two ratings are dropped."""
     kept = _pairable(counts)
     if np.count_nonzero(kept.sum(axis=0)) < 2:
-        raise UndefinedAgreement("only one category was used: expected agreement is 1, kappa undefined")
+        raise UndefinedAgreement(
+            "only one category was used: expected agreement is 1, kappa undefined"
+        )
     return float(fleiss_batch(item_agreement(kept).sum(), kept.shape[0], kept.sum(axis=0)))
 
 
@@ -147,7 +151,9 @@ def cohen_kappa_from_confusion(matrix, weights: str | None = None, values=None) 
     return float(value)
 
 
-def cohen_kappa(a, b, categories: Sequence[object] | None = None, weights=None, values=None) -> float:
+def cohen_kappa(
+    a, b, categories: Sequence[object] | None = None, weights=None, values=None
+) -> float:
     """Cohen's kappa between two raters' value lists (None = missing; pairs with a missing
     value are dropped)."""
     if categories is None:

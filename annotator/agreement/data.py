@@ -16,9 +16,6 @@ import numpy as np
 if TYPE_CHECKING:  # only for the annotation; the schema dataclasses are duck-typed here
     from annotator.schemas import Schema
 
-SIDES = ("source", "target")
-LEVELS = ("document", "sentence", "pair", "qa")
-STATUSES = ("assigned", "in_progress", "done")
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from annotator.core.vocabulary import SIDES
+
 from .data import Document, Edit, Work
 from .sentences import sentences_of
 from .spans import token_range, whitespace_tokens
@@ -127,7 +129,7 @@ def positions(documents: Sequence[Document], edits: Sequence[Edit], bins: int = 
     docs = {d.id: d for d in documents}
     labels = [f"{round(100 * b / bins)}-{round(100 * (b + 1) / bins)}%" for b in range(bins)]
     out = {"bins": labels}
-    for side in ("source", "target"):
+    for side in SIDES:
         total = [0] * bins
         by_type: dict[str, list[int]] = {}
         for e in edits:
@@ -135,7 +137,9 @@ def positions(documents: Sequence[Document], edits: Sequence[Edit], bins: int = 
             doc = docs.get(e.document_id)
             if not spans or doc is None:
                 continue
-            sents = sentences_of(doc, side) or [(0, len(doc.source if side == "source" else doc.target))]
+            sents = sentences_of(doc, side) or [
+                (0, len(doc.source if side == "source" else doc.target))
+            ]
             i = next((k for k, (a, b) in enumerate(sents) if a <= spans[0].start < b), None)
             if i is None:
                 i = max((k for k, (a, _b) in enumerate(sents) if a <= spans[0].start), default=0)
@@ -178,8 +182,10 @@ def annotator_profiles(documents: Sequence[Document], edits: Sequence[Edit],
         out[a] = {
             "documents": n_docs,
             "edits": len(mine),
-            "edit_type_share": {t: (sum(e.edit_type == t for e in mine) / len(mine) if mine else None)
-                                for t in edit_types},
+            "edit_type_share": {
+                t: (sum(e.edit_type == t for e in mine) / len(mine) if mine else None)
+                for t in edit_types
+            },
             "edits_per_document": len(mine) / n_docs if n_docs else None,
             "mean_tokens": {k: (float(np.mean(v)) if v else None) for k, v in lengths.items()},
             "median_seconds_per_document": float(statistics.median(seconds)) if seconds else None,

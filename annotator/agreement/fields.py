@@ -23,8 +23,13 @@ from typing import Callable
 import numpy as np
 
 from . import coefficients as co
-from .alpha import (alpha_from_coincidence, coincidence_per_unit, delta_matrix,
-                    krippendorff_alpha, masi_alpha)
+from .alpha import (
+    alpha_from_coincidence,
+    coincidence_per_unit,
+    delta_matrix,
+    krippendorff_alpha,
+    masi_alpha,
+)
 from .bootstrap import Bootstrap
 from .errors import UndefinedAgreement
 from .interpretation import band
@@ -104,7 +109,11 @@ def field_agreement(units: Units, field, n_docs: int, boot: Bootstrap | None) ->
     zero = 0 if 0 in categories else categories[0]
     items = [list(v.values()) for v in units.values]
     try:
-        out["majority"] = {**co.majority_stats(items, zero), "zero_label": zero, "explanation": None}
+        out["majority"] = {
+            **co.majority_stats(items, zero),
+            "zero_label": zero,
+            "explanation": None,
+        }
     except UndefinedAgreement as exc:
         out["majority"] = {"items": 0, "explanation": str(exc)}
     return out

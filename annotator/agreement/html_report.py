@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import base64
 import io
-from html import escape
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+
+from annotator.core.vocabulary import SIDES
+
+from .html_cells import _coefficient, _e, _metric_cells, _named, _num, _table
+from .html_tokens import token_section
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;
@@ -30,40 +34,18 @@ img{max-width:100%;height:auto;display:block;margin:.5rem 0}
 """
 
 
-def _e(value) -> str:
-    return escape("" if value is None else str(value), quote=True)
-
-
-def _num(value, digits: int = 3) -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return _e(value)
-
-
-def _metric_cells(m: dict | None) -> str:
-    """value, CI and band cells of a metric dict."""
-    if not m:
-        return "<td>n/a</td><td></td><td></td>"
-    if m.get("value") is None:
-        return (f'<td class="num" title="{_e(m.get("explanation"))}">n/a</td>'
-                f'<td colspan="2" class="muted">{_e(m.get("explanation"))}</td>')
-    ci = m.get("ci") or {}
-    ci_text = (f"{ci['low']:.3f} – {ci['high']:.3f}" if ci.get("low") is not None else "")
-    interp = m.get("interpretation") or {}
-    band = interp.get("band") or ""
-    css = f"band-{band.split()[0]}" if band else ""
-    return (f'<td class="num">{m["value"]:.3f}</td><td class="num">{_e(ci_text)}</td>'
-            f'<td class="{_e(css)}">{_e(band)}</td>')
-
-
 def _png(fig: Figure) -> str:
     FigureCanvasAgg(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
     data = base64.b64encode(buf.getvalue()).decode("ascii")
     return f'<img alt="plot" src="data:image/png;base64,{data}">'
+
+
+def _plain(text) -> str:
+    """Text shown as is in a plot: '$' would start matplotlib math (a user name like
+    '$x^$' crashes the renderer), so every '$' is escaped."""
+    return str(text).replace("$", r"\$")
 
 
 def _bar(labels, series: dict[str, list[float]], title: str, ylabel: str) -> str:
@@ -73,12 +55,12 @@ def _bar(labels, series: dict[str, list[float]], title: str, ylabel: str) -> str
     width = 0.8 / n
     for i, (name, values) in enumerate(series.items()):
         xs = [x + (i - (n - 1) / 2) * width for x in range(len(labels))]
-        ax.bar(xs, [0 if v is None else v for v in values], width=width, label=str(name))
+        ax.bar(xs, [0 if v is None else v for v in values], width=width, label=_plain(name))
     ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels([str(x) for x in labels], rotation=30 if len(labels) > 6 else 0,
+    ax.set_xticklabels([_plain(x) for x in labels], rotation=30 if len(labels) > 6 else 0,
                        ha="right" if len(labels) > 6 else "center", fontsize=8)
-    ax.set_title(title, fontsize=10)
-    ax.set_ylabel(ylabel, fontsize=9)
+    ax.set_title(_plain(title), fontsize=10)
+    ax.set_ylabel(_plain(ylabel), fontsize=9)
     if n > 1:
         ax.legend(fontsize=8)
     ax.spines[["top", "right"]].set_visible(False)
@@ -93,17 +75,13 @@ def _prehighlighters(report) -> str:
     return _table(["kind", "suggestions", "accepted", "dismissed", "precision"], rows)
 
 
-def _table(head: list[str], rows: list[str]) -> str:
-    th = "".join(f"<th>{_e(h)}</th>" for h in head)
-    return f"<table><thead><tr>{th}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-
-
 def _summary(report) -> str:
     rows = []
     for r in report.get("interpretation", []):
         m = {"value": r["value"], "explanation": r.get("explanation"),
              "interpretation": {"band": r.get("band")}, "ci": r.get("ci")}
-        rows.append(f"<tr><td>{_e(r['metric'])}</td>{_metric_cells(m)}<td>{_e(r.get('scale'))}</td></tr>")
+        rows.append(f"<tr>{_named(r.get('title', r['metric']), r['metric'], r.get('about'))}"
+                    f"{_metric_cells(m)}<td>{_e(r.get('scale'))}</td></tr>")
     return _table(["coefficient", "value", "95% CI", "band", "scale"], rows) + (
         '<p class="muted">Bands: Landis &amp; Koch (1977) for kappas (slight &le; 0.20 &lt; fair '
         "&le; 0.40 &lt; moderate &le; 0.60 &lt; substantial &le; 0.80 &lt; almost perfect); "
@@ -111,29 +89,36 @@ def _summary(report) -> str:
         "low).</p>")
 
 
-def _field_section(title: str, entry: dict) -> str:
+def _field_section(key: str, entry: dict) -> str:
+    heading = (f"<h3>{_e(entry.get('label') or key)} <code class='muted'>{_e(key)}</code>"
+               "</h3>")
     m = entry.get("metrics")
     if not m:
-        return f"<h3>{_e(title)}</h3><p class='muted'>{_e(entry.get('explanation'))}</p>"
-    out = [f"<h3>{_e(title)}</h3><p class='muted'>{_e(entry.get('type'))} field, "
+        return f"{heading}<p class='muted'>{_e(entry.get('explanation'))}</p>"
+    out = [f"{heading}<p class='muted'>{_e(entry.get('type'))} field, "
            f"{_num(m.get('units'))} units ({_num(m.get('pairable_units'))} with 2+ ratings)"
            f"{', k = ' + _num(m.get('k')) if m.get('k') else ''}</p>"]
     rows = []
     for name in ("alpha_nominal", "alpha_ordinal", "alpha_interval", "alpha_masi", "randolph",
                  "fleiss", "percent"):
         if name in m:
-            rows.append(f"<tr><td>{_e(name)}</td>{_metric_cells(m[name])}</tr>")
+            rows.append(f"<tr>{_coefficient(name)}{_metric_cells(m[name])}</tr>")
+    weights = {"kappa": "", "kappa_linear": ", linear weights", "kappa_quadratic":
+               ", quadratic weights"}
     for pair, c in ((m.get("cohen") or {}).get("pairs") or {}).items():
-        for kind in ("kappa", "kappa_linear", "kappa_quadratic"):
+        for kind, how in weights.items():
             if kind in c:
-                rows.append(f"<tr><td>cohen {_e(kind)} {_e(pair)}</td>{_metric_cells(c[kind])}</tr>")
+                title = f"Cohen's kappa{how}, {pair}"
+                rows.append(f"<tr>{_named(title, kind)}{_metric_cells(c[kind])}</tr>")
     out.append(_table(["coefficient", "value", "95% CI", "band"], rows))
     maj = m.get("majority")
     if maj and maj.get("explanation") is None:
-        out.append(f"<p>Majority label on {_num(maj['with_majority'])} of {_num(maj['items'])} "
-                   f"items; among {_num(maj['nonzero_items'])} items with a non-"
-                   f"{_e(maj['zero_label'])} majority, {_num(maj['specific_majority_among_nonzero'])}"
-                   " agree on one specific label (Devaraj et al. 2022).</p>")
+        out.append(
+            f"<p>Majority statistics (Devaraj et al. 2022): majority label on "
+            f"{_num(maj['with_majority'])} of {_num(maj['items'])} items; among "
+            f"{_num(maj['nonzero_items'])} items with a non-{_e(maj['zero_label'])} majority, "
+            f"{_num(maj['specific_majority_among_nonzero'])} agree on one specific label.</p>"
+        )
     for pair, c in ((m.get("cohen") or {}).get("pairs") or {}).items():
         cats = m.get("categories", [])
         head = [f"{c['rows']} \\ {c['columns']}"] + [str(x) for x in cats]
@@ -195,15 +180,21 @@ def _plots(report) -> str:
     pos = report.get("positions", {})
     if pos.get("bins"):
         out.append("<h3>Edits by sentence position</h3>")
-        out.append(_bar(pos["bins"], {side: pos[side]["counts"] for side in ("source", "target")},
+        out.append(_bar(pos["bins"], {side: pos[side]["counts"] for side in SIDES},
                         "Edits per relative sentence position", "edits"))
     qs = report.get("question_similarity", {})
     out.append("<h3>Question similarity vs evidence overlap</h3>")
     groups = qs.get("groups", {})
     if any(groups.values()):
         labels = [f"{g} (n={v['n'] if v else 0})" for g, v in groups.items()]
-        out.append(_bar(labels, {"mean cosine": [v["mean"] if v else None for v in groups.values()]},
-                        "Cosine similarity of questions by evidence overlap", "cosine"))
+        out.append(
+            _bar(
+                labels,
+                {"mean cosine": [v["mean"] if v else None for v in groups.values()]},
+                "Cosine similarity of questions by evidence overlap",
+                "cosine",
+            )
+        )
     else:
         out.append(f"<p class='muted'>{_e(qs.get('explanation'))}</p>")
     return "".join(out)
@@ -223,7 +214,9 @@ def _aggregation(report) -> str:
                         f"{_metric_cells(entry['alpha_interval'])}</tr>")
     if not rows:
         return "<p class='muted'>No ordinal rating field.</p>"
-    return _table(["field", "level", "units", "mean (0-100)", "interval alpha", "95% CI", "band"], rows)
+    return _table(
+        ["field", "level", "units", "mean (0-100)", "interval alpha", "95% CI", "band"], rows
+    )
 
 
 def render_html(report: dict) -> str:
@@ -240,6 +233,7 @@ def render_html(report: dict) -> str:
     ]
     parts += [f"<p class='warn'>{_e(w)}</p>" for w in report.get("warnings", [])]
     parts += ["<h2>Summary</h2>", _summary(report), "<h2>Spans</h2>", _spans(report),
+              "<h2>Token-level agreement per edit type</h2>", token_section(report),
               "<h2>Rating fields</h2>"]
     parts += [_field_section(k, v) for k, v in report.get("fields", {}).items()] or [
         "<p class='muted'>The schema has no rating fields.</p>"]

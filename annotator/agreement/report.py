@@ -13,15 +13,24 @@ import math
 
 import numpy as np
 
+from annotator.core.vocabulary import SIDES
+
 from .aggregation import aggregate
-from .alpha import alpha_from_coincidence, check_alpha_defined, krippendorff_alpha, unit_counts
+from .alpha import (
+    alpha_from_coincidence,
+    check_alpha_defined,
+    krippendorff_alpha,
+    unit_counts,
+)
 from .bootstrap import Bootstrap
 from .data import AgreementInput, document_annotators
 from .descriptives import annotator_profiles, positions, question_similarity, sections
 from .errors import UndefinedAgreement
 from .fields import field_agreement, metric
+from .names import describe
 from .sentences import per_document_coincidence, projection
 from .spans import f1_from_counts, macro_f1, span_statistics
+from .tokens import token_agreement
 from .units import edit_field_units, match_edits, rating_units
 
 CITATIONS = {
@@ -34,6 +43,7 @@ CITATIONS = {
     "masi": "Passonneau (2006), MASI",
     "bands": "Landis & Koch (1977); Artstein & Poesio (2008)",
     "aggregation": "Attal et al. (2023), PLABA",
+    "tokens": "Heineman et al. (2023), SALSA: token-level agreement per edit type",
 }
 
 
@@ -48,27 +58,45 @@ def build_report(inp: AgreementInput, *, bootstrap: int = 1000, seed: int = 0,
     names = sorted({a for v in annotators.values() for a in v} | {e.annotator for e in inp.edits}
                    | {r.annotator for r in inp.ratings})
     report = {
-        "schema": {"name": schema.name, "title": schema.title, "unit": schema.unit,
-                   "edit_types": [e.name for e in schema.edit_types],
-                   "rating_fields": [{"name": f.name, "type": f.type, "level": f.level}
-                                     for f in schema.ratings]},
-        "settings": {"bootstrap": bootstrap, "seed": seed, "ci_level": 0.95,
-                     "iou_threshold": iou_threshold, "first_span_only": first_span_only},
-        "counts": {"documents": len(docs), "annotators": len(names), "edits": len(inp.edits),
-                   "ratings": len(inp.ratings),
-                   "documents_with_2plus_annotators": sum(len(v) >= 2 for v in annotators.values())},
+        "schema": {
+            "name": schema.name,
+            "title": schema.title,
+            "unit": schema.unit,
+            "edit_types": [e.name for e in schema.edit_types],
+            "rating_fields": [
+                {"name": f.name, "type": f.type, "level": f.level} for f in schema.ratings
+            ],
+        },
+        "settings": {
+            "bootstrap": bootstrap,
+            "seed": seed,
+            "ci_level": 0.95,
+            "iou_threshold": iou_threshold,
+            "first_span_only": first_span_only,
+        },
+        "counts": {
+            "documents": len(docs),
+            "annotators": len(names),
+            "edits": len(inp.edits),
+            "ratings": len(inp.ratings),
+            "documents_with_2plus_annotators": sum(len(v) >= 2 for v in annotators.values()),
+        },
         "warnings": [],
     }
-    report["fields"], report["aggregation"] = _rating_fields(inp, doc_index, boot, report["warnings"])
+    report["fields"], report["aggregation"] = _rating_fields(
+        inp, doc_index, boot, report["warnings"]
+    )
     report["edit_fields"] = _edit_fields(inp, annotators, doc_index, boot)
     report["spans"] = {side: _spans(inp, annotators, side, boot, iou_threshold, first_span_only)
-                       for side in ("source", "target")}
+                       for side in SIDES}
+    report["tokens"] = {side: token_agreement(docs, inp.edits, annotators, schema, side, boot)
+                        for side in ("source", "target")}
     report["annotators"] = annotator_profiles(docs, inp.edits, inp.work, annotators,
                                               [e.name for e in schema.edit_types])
     report["question_similarity"] = question_similarity(docs, inp.edits, annotators, inp.embed)
     report["sections"] = sections(docs, inp.edits)
     report["positions"] = positions(docs, inp.edits)
-    report["interpretation"] = _interpretation(report)
+    report["interpretation"] = _interpretation(report, schema)
     report["citations"] = CITATIONS
     if report["counts"]["documents_with_2plus_annotators"] == 0:
         report["warnings"].append("no document has two or more annotators: agreement is undefined")
@@ -84,14 +112,16 @@ def _rating_fields(inp, doc_index, boot, warnings):
     for field in inp.schema.ratings:
         key = _field_key(field, fields)
         if field.type == "text":
-            fields[key] = {"level": field.level, "type": "text", "metrics": None,
+            fields[key] = {"label": field.label or field.name, "level": field.level,
+                           "type": "text", "metrics": None,
                            "explanation": "free-text fields are not compared"}
             continue
         units, ignored = rating_units(inp.ratings, field, doc_index)
         if ignored:
             warnings.append(f"{key}: {ignored} rating(s) ignored (empty, not an option, or "
                             "on an unknown document)")
-        fields[key] = {"level": field.level, "type": field.type, "ignored_ratings": ignored,
+        fields[key] = {"label": field.label or field.name, "level": field.level,
+                       "type": field.type, "ignored_ratings": ignored,
                        "metrics": field_agreement(units, field, len(doc_index), boot)}
         if field.type == "ordinal":
             aggregation[key] = aggregate(units, inp.documents, field, boot,
@@ -108,6 +138,7 @@ def _edit_fields(inp, annotators, doc_index, boot):
                 continue
             units = edit_field_units(pairs, et.name, field, doc_index)
             out[f"{et.name}.{field.name}"] = {
+                "label": f"{et.label or et.name}, {field.label or field.name}",
                 "edit_type": et.name, "field": field.name, "type": field.type,
                 "matched_pairs": sum(1 for x, _y in pairs if x.edit_type == et.name),
                 "metrics": field_agreement(units, field, len(doc_index), boot)}
@@ -118,7 +149,9 @@ def _spans(inp, annotators, side, boot, threshold, first_only) -> dict:
     labels = [e.name for e in inp.schema.edit_types if side in e.sides]
     if not labels:
         return {"labels": [], "explanation": f"no edit type has spans on the {side} side"}
-    stats = span_statistics(inp.documents, inp.edits, annotators, side, labels, threshold, first_only)
+    stats = span_statistics(
+        inp.documents, inp.edits, annotators, side, labels, threshold, first_only
+    )
     out = {"labels": labels, "pairs": stats["pairs"]}
     for kind in ("exact", "partial"):
         per_doc = stats[kind]
@@ -141,9 +174,11 @@ def _spans(inp, annotators, side, boot, threshold, first_only) -> dict:
         per_doc, domain, delta, (_names, rows) = per_document_coincidence(proj, doc_ids, binary)
         total = per_doc.sum(axis=0)
         if binary:
-            point = lambda rows=rows: krippendorff_alpha(_no_rows(rows), "nominal", [0, 1])  # noqa: E731
+            def point(rows=rows):
+                return krippendorff_alpha(_no_rows(rows), "nominal", [0, 1])
         else:
-            point = lambda total=total, delta=delta, rows=rows: _masi_point(rows, domain, total, delta)  # noqa: E731
+            def point(total=total, delta=delta, rows=rows):
+                return _masi_point(rows, domain, total, delta)
         sentence[name] = metric(point, boot, per_doc,
                                 lambda o, delta=delta: alpha_from_coincidence(o, delta=delta),
                                 "sentence_alpha")
@@ -181,13 +216,16 @@ def _defined(value, explanation: str) -> float:
     return value
 
 
-def _interpretation(report) -> list[dict]:
+def _interpretation(report, schema) -> list[dict]:
+    """The headline coefficients: raw key (``metric``), readable ``title`` and ``about``,
+    value, CI, the reason when undefined (``explanation``) and the verbal band."""
     rows = []
 
     def add(path, m):
         if isinstance(m, dict) and "interpretation" in m:
-            rows.append({"metric": path, "value": m["value"], "ci": m.get("ci"),
-                         "explanation": m["explanation"], **m["interpretation"]})
+            rows.append({"metric": path, **describe(path, schema), "value": m["value"],
+                         "ci": m.get("ci"), "explanation": m["explanation"],
+                         **m["interpretation"]})
 
     for group in ("fields", "edit_fields"):
         for key, entry in report[group].items():
@@ -199,6 +237,9 @@ def _interpretation(report) -> list[dict]:
     for side, entry in report["spans"].items():
         for name, m in (entry.get("sentence_alpha") or {}).items():
             add(f"spans.{side}.sentence_alpha.{name}", m)
+    for side, entry in report["tokens"].items():
+        for label, stats in (entry.get("types") or {}).items():
+            add(f"tokens.{side}.types.{label}.fleiss", stats["fleiss"])
     return rows
 
 

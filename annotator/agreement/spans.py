@@ -106,7 +106,9 @@ def macro_f1(per_label: np.ndarray) -> np.ndarray:
         return np.where(n > 0, total / np.maximum(n, 1), np.nan)
 
 
-def edit_spans(edits: Iterable[Edit], side: str, first_span_only: bool = False) -> list[LabeledSpan]:
+def edit_spans(
+    edits: Iterable[Edit], side: str, first_span_only: bool = False
+) -> list[LabeledSpan]:
     """(label, start, end) of the spans on ``side`` of ``edits`` (see module rule)."""
     out = []
     for e in edits:

@@ -13,14 +13,37 @@ import threading
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from annotator.agreement.report import build_report
+from annotator.agreement.bootstrap import DEFAULT_RESAMPLES
 from annotator.agreement.data import AgreementInput, Document, Edit, Rating, Span, Work
-from annotator.models import Assignment
+from annotator.agreement.report import build_report
+from annotator.core.serialise import edit_to_dict
+from annotator.models import Assignment, Project
 from annotator.models import Document as DocumentRow
 from annotator.models import Edit as EditRow
-from annotator.models import Project
 from annotator.models import Rating as RatingRow
 from annotator.study.projects import project_schema
+
+
+def bootstrap_settings(project: Project) -> dict:
+    """The project's bootstrap: ``settings["agreement"]`` ``{"bootstrap": B, "seed": S}``
+    (default 1000 resamples, seed 0). Every report a release ships (web or command line)
+    uses it, so two releases of the same data carry byte-identical agreement files."""
+    stored = (project.settings or {}).get("agreement", {})
+    return {"bootstrap": int(stored.get("bootstrap", DEFAULT_RESAMPLES)),
+            "seed": int(stored.get("seed", 0))}
+
+
+def save_bootstrap_settings(project: Project, *, bootstrap: int | None = None,
+                            seed: int | None = None) -> dict:
+    current = bootstrap_settings(project)
+    if bootstrap is not None:
+        current["bootstrap"] = int(bootstrap)
+    if seed is not None:
+        current["seed"] = int(seed)
+    settings = dict(project.settings or {})
+    settings["agreement"] = {**settings.get("agreement", {}), **current}
+    project.settings = settings  # a new dict, so the JSON column is seen as changed
+    return current
 
 
 def load_agreement_input(session: Session, project: Project, *, embed=None) -> AgreementInput:
@@ -42,12 +65,17 @@ def load_agreement_input(session: Session, project: Project, *, embed=None) -> A
     edits, ratings, work = [], [], []
     for a in assignments:
         doc_id, name = a.document.external_id, a.user.username
-        work.append(Work(document_id=doc_id, annotator=name, seconds=a.seconds_spent,
+        # An import whose file carried no time (e.g. Thresh records without _seconds_spent)
+        # leaves the time unknown: not a zero in the median seconds per document.
+        unknown = (a.meta or {}).get("seconds_unknown") and not a.seconds_spent
+        work.append(Work(document_id=doc_id, annotator=name,
+                         seconds=None if unknown else a.seconds_spent,
                          status=a.status))
-        for e in a.edits:
-            edits.append(Edit(id=str(e.id), document_id=doc_id, annotator=name,
-                              edit_type=e.edit_type, fields=dict(e.fields or {}),
-                              spans=[Span(s.side, s.start, s.end) for s in e.spans]))
+        for row in a.edits:
+            e = edit_to_dict(row)
+            edits.append(Edit(id=str(e["id"]), document_id=doc_id, annotator=name,
+                              edit_type=e["edit_type"], fields=e["fields"],
+                              spans=[Span(**s) for s in e["spans"]]))
         for r in a.ratings:
             if r.value is not None:
                 ratings.append(Rating(document_id=doc_id, annotator=name, level=r.level,

@@ -41,7 +41,10 @@ ratings:
   - name: faithful
     level: document
     type: choice
-    options: [{value: "yes", label: "Yes"}, {value: "partly", label: Partly}, {value: "no", label: "No"}]
+    options:
+      - {value: "yes", label: "Yes"}
+      - {value: "partly", label: Partly}
+      - {value: "no", label: "No"}
 """
 
 HEADINGS = ["BACKGROUND:", "METHODS:", "RESULTS:", "CONCLUSIONS:"]
@@ -105,8 +108,16 @@ def make_input(n_docs: int = 100, n_annotators: int = 2, edits_per_doc: int = 10
             for s in range(len(t_off)):
                 v = int(rng.integers(-1, 2)) if ai and rng.random() > shared else (d + s) % 3 - 1
                 ratings.append(Rating(doc.id, name, "sentence", str(s), "fluency", v))
-            ratings.append(Rating(doc.id, name, "document", "", "faithful",
-                                  ["yes", "partly", "no"][(d + (ai and rng.random() > shared)) % 3]))
+            ratings.append(
+                Rating(
+                    doc.id,
+                    name,
+                    "document",
+                    "",
+                    "faithful",
+                    ["yes", "partly", "no"][(d + (ai and rng.random() > shared)) % 3],
+                )
+            )
     return AgreementInput(schema(), docs, edits, ratings, work, embed)
 
 

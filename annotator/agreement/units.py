@@ -52,7 +52,14 @@ def rating_units(ratings: Sequence[Rating], field, doc_index: dict[str, int]) ->
     return Units([doc_index[k[0]] for k in keys], [cells[k] for k in keys]), ignored
 
 
+def answer_value(value):
+    """A field's answer as compared: a Thresh nested answer ``{"val": x, x: {...}}`` (SALSA's
+    conditional sub-questions) counts by its ``val``."""
+    return value.get("val") if isinstance(value, dict) else value
+
+
 def _convert(value, field, mapping):
+    value = answer_value(value)
     if value is None or value == "":
         return None
     if field.type == "multichoice":
@@ -60,6 +67,8 @@ def _convert(value, field, mapping):
             return None
         mapped = [mapping.get(v, mapping.get(str(v))) for v in value]
         return None if any(m is None for m in mapped) else tuple(sorted(mapped, key=str))
+    if isinstance(value, (list, dict)):  # not an option of a single-choice field
+        return None
     if value in mapping:
         return mapping[value]
     return mapping.get(str(value))

@@ -117,7 +117,9 @@ def find_content(text: str) -> list[Mention]:
     for m in PATTERNS["parenthetical"].finditer(text):
         inner = [r for r in raw if r[1].start >= m.start() and r[1].end <= m.end()]
         inside_larger = any(
-            r[1].start <= m.start() and r[1].end >= m.end() and r[1].end - r[1].start > len(m.group())
+            r[1].start <= m.start()
+            and r[1].end >= m.end()
+            and r[1].end - r[1].start > len(m.group())
             for r in raw
         )
         if inner and not inside_larger:

@@ -42,10 +42,16 @@ def whole_sentence_deletions(similarity: np.ndarray, source_sentences: list[tupl
     best = similarity.max(axis=1) if similarity.size else np.zeros(len(source_sentences))
     for (s, e), b in zip(source_sentences, best):
         if b < threshold:
-            out.append(Suggestion(
-                kind="deletion", source_spans=[(s, e)], score=float(min(1.0, 1.0 - b)),
-                method="sentence-similarity",
-                explanation=f"No sentence of the simplification covers this one (best similarity {b:.2f})."))
+            out.append(
+                Suggestion(
+                    kind="deletion",
+                    source_spans=[(s, e)],
+                    score=float(min(1.0, 1.0 - b)),
+                    method="sentence-similarity",
+                    explanation=("No sentence of the simplification covers this one "
+                                 f"(best similarity {b:.2f})."),
+                )
+            )
     return out
 
 
@@ -125,9 +131,14 @@ def content_losses(source: str, target: str, src_region: tuple[int, int],
             _extend(by_region[key], src_span, weight, mention.text)
             continue
         by_region[key] = Suggestion(
-            kind="deletion", source_spans=[src_span], score=weight,
-            method=f"content-class:{label}", category=label,
-            explanation=f"The {label} \"{_short(mention.text)}\" does not appear in the simplification.")
+            kind="deletion",
+            source_spans=[src_span],
+            score=weight,
+            method=f"content-class:{label}",
+            category=label,
+            explanation=(f'The {label} "{_short(mention.text)}" does not appear in the '
+                         "simplification."),
+        )
         out.append(by_region[key])
     return out
 

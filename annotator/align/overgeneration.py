@@ -130,10 +130,17 @@ def repetitions(source: str, target: str, target_sentences: list[tuple[int, int]
     for s, e in _merge(repeated):
         if any(cs <= s and e <= ce for cs, ce in covered):
             continue
-        out.append(Suggestion(
-            kind="repetition", target_spans=[(s, e)], score=0.8, method="repeated-ngram",
-            category="repetitive",
-            explanation=f"A run of {min_ngram}+ words here already appeared earlier in the simplification."))
+        out.append(
+            Suggestion(
+                kind="repetition",
+                target_spans=[(s, e)],
+                score=0.8,
+                method="repeated-ngram",
+                category="repetitive",
+                explanation=(f"A run of {min_ngram}+ words here already appeared earlier "
+                             "in the simplification."),
+            )
+        )
     return out
 
 

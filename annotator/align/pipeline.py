@@ -17,6 +17,8 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
+from annotator.core.vocabulary import PREHIGHLIGHTERS
+
 from . import information_loss, overgeneration
 from .embeddings import Embedder, HashingEmbedder, default_embedder
 from .loss_ranker import ranker_from_settings
@@ -27,8 +29,7 @@ from .suggestions import Suggestion
 from .text import split_sentences, word_spans
 from .trailing_content import trailing_from_spans
 
-ALL_DETECTORS = frozenset({"trailing", "leaked_instruction", "repetition", "semantic_outlier",
-                           "deletion", "oversimplification"})
+ALL_DETECTORS = frozenset(PREHIGHLIGHTERS)
 STRING_DETECTORS = ALL_DETECTORS - {"semantic_outlier"}
 _NEEDS_SIMILARITY = {"semantic_outlier", "deletion", "oversimplification", "trailing"}
 
@@ -92,17 +93,33 @@ def _trailing(source, target, groups, tgt_sents, unaligned_tgt, settings) -> lis
         if r.trailing_span is not None:
             span = (t0 + r.trailing_span[0], t0 + r.trailing_span[1])
             if r.flagged:
-                out.append(Suggestion(
-                    kind="trailing", source_spans=[(s0, s1)], target_spans=[span],
-                    score=min(1.0, 0.5 + r.trailing_chars / 200), method="simpleog-trailing",
-                    category="other",
-                    explanation=(f"{r.trailing_chars} characters follow the last words shared "
-                                 f"with the original sentence (SimpleOG rule, >= {settings.trailing_min_chars}).")))
+                out.append(
+                    Suggestion(
+                        kind="trailing",
+                        source_spans=[(s0, s1)],
+                        target_spans=[span],
+                        score=min(1.0, 0.5 + r.trailing_chars / 200),
+                        method="simpleog-trailing",
+                        category="other",
+                        explanation=(
+                            f"{r.trailing_chars} characters follow the last words shared "
+                            "with the original sentence (SimpleOG rule, >= "
+                            f"{settings.trailing_min_chars})."
+                        ),
+                    )
+                )
             elif settings.emit_trailing_noise:
-                out.append(Suggestion(
-                    kind="trailing_noise", source_spans=[(s0, s1)], target_spans=[span],
-                    score=0.1, method="simpleog-trailing",
-                    explanation=f"Short trailing content ({r.trailing_chars} characters), probably rephrasing."))
+                out.append(
+                    Suggestion(
+                        kind="trailing_noise",
+                        source_spans=[(s0, s1)],
+                        target_spans=[span],
+                        score=0.1,
+                        method="simpleog-trailing",
+                        explanation=(f"Short trailing content ({r.trailing_chars} "
+                                     "characters), probably rephrasing."),
+                    )
+                )
         if settings.emit_insertions:
             for ins in r.insertions:
                 if ins[1] - ins[0] >= settings.insertion_min_chars:
@@ -144,16 +161,17 @@ def _trailing(source, target, groups, tgt_sents, unaligned_tgt, settings) -> lis
 
 
 def _categorise(suggestions: list[Suggestion]) -> None:
-    """Give trailing content the SimpleOG category of the evidence overlapping it."""
-    by_kind = {"leaked_instruction": "leaked_instruction", "repetition": "repetitive",
-               "semantic_outlier": "ungrounded_injection"}
+    """Give trailing content the SimpleOG category of the evidence overlapping it (each
+    overgeneration detector sets its own category; the first kind in this order wins)."""
+    evidence_kinds = ("leaked_instruction", "repetition", "semantic_outlier")
     for sug in suggestions:
         if sug.kind != "trailing":
             continue
-        for kind, category in by_kind.items():
-            if any(o.kind == kind and _overlaps(o.target_spans[0], sug.target_spans[0])
-                   for o in suggestions):
-                sug.category = category
+        for kind in evidence_kinds:
+            match = next((o for o in suggestions if o.kind == kind and o.category
+                          and _overlaps(o.target_spans[0], sug.target_spans[0])), None)
+            if match is not None:
+                sug.category = match.category
                 break
 
 
@@ -209,12 +227,16 @@ def analyse_pair(source: str, target: str, *, sentence_pairs=None, detectors=Non
         if pairs is not None:
             groups, unaligned_src = pairs, [i for i, s in enumerate(src_sents)
                                             if not any(p[0] == s for p in pairs)]
-            unaligned_tgt = [j for j, t in enumerate(tgt_sents) if not any(p[1] == t for p in pairs)]
+            unaligned_tgt = [
+                j for j, t in enumerate(tgt_sents) if not any(p[1] == t for p in pairs)
+            ]
         else:
             groups, unaligned_src, unaligned_tgt = _groups(src_sents, tgt_sents, src_emb, tgt_emb,
                                                            sim, settings)
         if "semantic_outlier" in wanted and not isinstance(embedder, HashingEmbedder):
-            out += overgeneration.semantic_outliers(sim, tgt_sents, settings.semantic_outlier_threshold)
+            out += overgeneration.semantic_outliers(
+                sim, tgt_sents, settings.semantic_outlier_threshold
+            )
         if "trailing" in wanted:
             out += _trailing(source, target, groups, tgt_sents, unaligned_tgt, settings)
         if wanted & {"deletion", "oversimplification"}:

@@ -7,7 +7,8 @@ either side left unaligned). Costs:
 
 * 1-1: ``1 - cos(x, y)``;
 * 2-1 / 1-2: ``2 * (1 - cos(x1 + x2, y))`` plus ``merge_penalty`` (Vecalign scales the
-  cost by the number of sentences involved, so merges must pay for themselves). The cosine of a merged pair
+  cost by the number of sentences involved, so merges must pay for themselves). The cosine
+  of a merged pair
   is computed exactly from pairwise similarities, as for a mean-pooled embedding of the
   concatenation: ``(S[i,j] + S[i+1,j]) / sqrt(2 + 2 * cos(x1, x2))``; Vecalign embeds the
   concatenated text instead, which this approximates without another model call.

@@ -15,8 +15,8 @@ from typing import Callable
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from annotator.study import audit
 from annotator.models import Document, Project, Suggestion
+from annotator.study import audit
 from annotator.study.projects import project_schema
 
 CHUNK = 50

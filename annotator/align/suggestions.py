@@ -12,10 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-KINDS = (
-    "deletion", "oversimplification", "trailing", "trailing_noise", "insertion",
-    "leaked_instruction", "repetition", "semantic_outlier",
-)
+from annotator.core.vocabulary import SUGGESTION_KINDS as KINDS  # in display order
+
 OVERGENERATION_CATEGORIES = ("leaked_instruction", "ungrounded_injection", "repetitive", "other")
 
 

@@ -55,7 +55,9 @@ class TrailingResult:
                 tuple(self.deletions), tuple(self.insertions))
 
 
-def _runs(spans: list[tuple[int, int]], ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+def _runs(
+    spans: list[tuple[int, int]], ranges: list[tuple[int, int]]
+) -> tuple[tuple[int, int], ...]:
     """Character spans of token-index ranges [i, j) (empty ranges dropped)."""
     return tuple((spans[i][0], spans[j - 1][1]) for i, j in ranges if j > i)
 

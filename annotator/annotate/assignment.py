@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from annotator.study import audit
 from annotator.models import Assignment, Document, Project, ProjectMember, User
+from annotator.study import audit
 from annotator.study.projects import add_member
 
 

@@ -8,18 +8,37 @@ each other. Drafts may be incomplete; completeness is checked when a document is
 
 from __future__ import annotations
 
+import math
+import time
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import case, or_, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import flag_modified
 
+from annotator.annotate.modes import schema_mode
+from annotator.core.keys import rating_key
+from annotator.core.limits import current_limits
+from annotator.core.serialise import assignment_to_dict, edit_to_dict, rating_to_dict
+from annotator.core.spans import span_problem
+from annotator.core.vocabulary import ANNOTATOR_SET_STATUSES, SIDE_LABELS, SUGGESTION_ACTIONS
+from annotator.models import (
+    AdjudicationDecision,
+    Assignment,
+    Edit,
+    Rating,
+    Span,
+    Suggestion,
+    SuggestionAction,
+)
+from annotator.schemas import EditType, FieldSpec, Schema, field_applies
 from annotator.study import audit
-from annotator.models import Assignment, Edit, Rating, Span, Suggestion, SuggestionAction
 from annotator.study.projects import project_schema
-from annotator.schemas import EditType, FieldSpec, Schema
 
 MAX_TIME_REPORT_SECONDS = 300  # one heartbeat never adds more than this
+# Longest text one field may hold unless the app says otherwise (ANNOTATOR_MAX_TEXT_CHARS).
+DEFAULT_MAX_TEXT = 200_000
 
 
 class ValidationFailed(ValueError):
@@ -36,39 +55,6 @@ class Conflict(Exception):
     def __init__(self, message: str, current: dict | None = None):
         self.current = current
         super().__init__(message)
-
-
-# ---------------------------------------------------------------- serialisation
-
-
-def edit_to_dict(edit: Edit) -> dict[str, Any]:
-    return {
-        "id": edit.id,
-        "edit_type": edit.edit_type,
-        "fields": edit.fields,
-        "spans": [{"side": s.side, "start": s.start, "end": s.end} for s in edit.spans],
-        "suggestion_id": edit.suggestion_id,
-        "version": edit.version,
-    }
-
-
-def rating_to_dict(rating: Rating) -> dict[str, Any]:
-    return {"id": rating.id, "level": rating.level, "item": rating.item, "field": rating.field,
-            "value": rating.value, "rationale": rating.rationale, "version": rating.version}
-
-
-def suggestion_to_dict(suggestion: Suggestion, action: str | None) -> dict[str, Any]:
-    return {"id": suggestion.id, "kind": suggestion.kind,
-            "source_spans": suggestion.source_spans, "target_spans": suggestion.target_spans,
-            "score": suggestion.score, "method": suggestion.method,
-            "explanation": suggestion.explanation, "category": suggestion.category,
-            "action": action}
-
-
-def assignment_to_dict(assignment: Assignment) -> dict[str, Any]:
-    return {"id": assignment.id, "status": assignment.status, "version": assignment.version,
-            "seconds_spent": round(assignment.seconds_spent, 1),
-            "user": assignment.user.username}
 
 
 # ---------------------------------------------------------------- validation
@@ -91,6 +77,10 @@ def _check_open(assignment: Assignment) -> None:
 def validate_spans(spans: Any, edit_type: EditType, assignment: Assignment) -> list[Span]:
     if not isinstance(spans, list):
         raise ValidationFailed([{"field": "spans", "message": "must be a list"}])
+    limit = current_limits().max_spans_per_edit
+    if len(spans) > limit:
+        raise ValidationFailed([{"field": "spans", "message": f"{len(spans):,} spans, more "
+                                 f"than the limit of {limit} per edit"}])
     texts = {"source": assignment.document.source, "target": assignment.document.target}
     problems, result, seen = [], [], set()
     for i, span in enumerate(spans):
@@ -99,16 +89,11 @@ def validate_spans(spans: Any, edit_type: EditType, assignment: Assignment) -> l
             problems.append({"field": key, "message": "must be {side, start, end}"})
             continue
         side, start, end = span.get("side"), span.get("start"), span.get("end")
-        if side not in edit_type.sides:
-            problems.append({"field": f"{key}.side", "message":
-                             f"{edit_type.label} spans may only lie on: "
-                             f"{', '.join(edit_type.sides)}"})
-            continue
-        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end)) or not (
-                0 <= start < end <= len(texts[side])):
-            problems.append({"field": key, "message":
-                             f"[{start}, {end}] lies outside the {side} text "
-                             f"(length {len(texts[side])})"})
+        problem = span_problem(side, start, end, texts, sides=edit_type.sides,
+                               kind=edit_type.label)
+        if problem:
+            problems.append({"field": f"{key}.side" if side not in edit_type.sides else key,
+                             "message": problem})
             continue
         if (side, start, end) not in seen:
             seen.add((side, start, end))
@@ -118,7 +103,8 @@ def validate_spans(spans: Any, edit_type: EditType, assignment: Assignment) -> l
     return result
 
 
-def validate_fields(fields: Any, specs: tuple[FieldSpec, ...]) -> dict[str, Any]:
+def validate_fields(fields: Any, specs: tuple[FieldSpec, ...],
+                    max_text: int = DEFAULT_MAX_TEXT) -> dict[str, Any]:
     if not isinstance(fields, dict):
         raise ValidationFailed([{"field": "fields", "message": "must be an object"}])
     known = {f.name: f for f in specs}
@@ -126,23 +112,50 @@ def validate_fields(fields: Any, specs: tuple[FieldSpec, ...]) -> dict[str, Any]
     for name, value in fields.items():
         spec = known.get(name)
         if spec is None:
-            problems.append({"field": f"fields.{name}", "message": "not a field of this type"})
+            problems.append({"field": f"fields.{name}", "message": "not a field of this type"
+                             + _got(value)})
         elif value in (None, ""):
             continue
+        elif _too_long(spec, value, max_text):
+            problems.append({"field": f"fields.{name}", "message": _too_long(spec, value,
+                                                                               max_text)})
         elif not _value_fits(spec, value):
             allowed = ", ".join(repr(v) for v in spec.option_values()) or "text"
-            problems.append({"field": f"fields.{name}", "message": f"expected {allowed}"})
+            problems.append({"field": f"fields.{name}", "message": f"expected {allowed}"
+                             + _got(value)})
         else:
             clean[name] = value
+    for name, value in clean.items():
+        spec = known[name]
+        if spec.when is not None and not field_applies(spec, specs, clean):
+            parent, values = spec.when
+            wanted = " or ".join(repr(v) for v in values)
+            problems.append({"field": f"fields.{name}", "message": f"only answered when "
+                             f"{parent} is {wanted} (it is {clean.get(parent)!r})"
+                             + _got(value)})
     if problems:
         raise ValidationFailed(problems)
     return clean
 
 
+def _got(value: Any) -> str:
+    from annotator.interop.records import got
+
+    return got(value)
+
+
 def _value_fits(spec: FieldSpec, value: Any) -> bool:
     if spec.type == "text":
-        return isinstance(value, str) and len(value) <= 20_000
+        return isinstance(value, str)
     return spec.is_valid_value(value)
+
+
+def _too_long(spec: FieldSpec, value: Any, max_text: int) -> str | None:
+    """The message for a text beyond the limit (None if it fits)."""
+    if spec.type == "text" and isinstance(value, str) and len(value) > max_text:
+        return (f"{len(value):,} characters; the limit is {max_text:,} "
+                "(ANNOTATOR_MAX_TEXT_CHARS)")
+    return None
 
 
 def _edit_type(schema: Schema, name: Any) -> EditType:
@@ -156,12 +169,13 @@ def _edit_type(schema: Schema, name: Any) -> EditType:
 # ---------------------------------------------------------------- edits
 
 
-def create_edit(session: Session, assignment: Assignment, data: dict, user_id: int) -> Edit:
+def create_edit(session: Session, assignment: Assignment, data: dict, user_id: int,
+                max_text: int = DEFAULT_MAX_TEXT) -> Edit:
     _check_open(assignment)
     schema = project_schema(assignment.document.project)
     edit_type = _edit_type(schema, data.get("edit_type"))
     spans = validate_spans(data.get("spans", []), edit_type, assignment)
-    fields = validate_fields(data.get("fields", {}), edit_type.fields)
+    fields = validate_fields(data.get("fields", {}), edit_type.fields, max_text)
     suggestion_id = data.get("suggestion_id")
     if suggestion_id is not None:
         suggestion = session.get(Suggestion, suggestion_id) if isinstance(suggestion_id, int) \
@@ -180,7 +194,8 @@ def create_edit(session: Session, assignment: Assignment, data: dict, user_id: i
     return edit
 
 
-def update_edit(session: Session, edit: Edit, data: dict, user_id: int) -> Edit:
+def update_edit(session: Session, edit: Edit, data: dict, user_id: int,
+                max_text: int = DEFAULT_MAX_TEXT) -> Edit:
     assignment = edit.assignment
     _check_open(assignment)
     _check_version(edit, data.get("version"), "edit", edit_to_dict(edit))
@@ -191,8 +206,12 @@ def update_edit(session: Session, edit: Edit, data: dict, user_id: int) -> Edit:
         spans = validate_spans(data.get("spans", before["spans"]), edit_type, assignment)
         edit.spans = spans
     if "fields" in data or edit_type.name != edit.edit_type:
-        edit.fields = validate_fields(data.get("fields", edit.fields), edit_type.fields)
+        edit.fields = validate_fields(data.get("fields", edit.fields), edit_type.fields,
+                                      max_text)
     edit.edit_type = edit_type.name
+    # Every save is a new version, also when only spans (child rows) changed: otherwise a
+    # stale tab could overwrite spans without a conflict, and an undo would not count.
+    flag_modified(edit, "edit_type")
     _touch(assignment)
     session.flush()
     audit.record(session, "edit.updated", user_id=user_id,
@@ -214,7 +233,8 @@ def delete_edit(session: Session, edit: Edit, version: Any, user_id: int) -> Non
 # ---------------------------------------------------------------- ratings
 
 
-def set_rating(session: Session, assignment: Assignment, data: dict, user_id: int) -> Rating:
+def set_rating(session: Session, assignment: Assignment, data: dict, user_id: int,
+               max_text: int = DEFAULT_MAX_TEXT) -> Rating:
     _check_open(assignment)
     schema = project_schema(assignment.document.project)
     level, field_name = data.get("level"), data.get("field")
@@ -224,12 +244,17 @@ def set_rating(session: Session, assignment: Assignment, data: dict, user_id: in
                                  "schema at that level"}])
     item = str(data.get("item", ""))
     value = data.get("value")
+    if _too_long(spec, value, max_text):
+        raise ValidationFailed([{"field": "value", "message": _too_long(spec, value, max_text)}])
     if value not in (None, "") and not _value_fits(spec, value):
         raise ValidationFailed([{"field": "value", "message": "expected one of " + ", ".join(
             repr(v) for v in spec.option_values())}])
     rationale = data.get("rationale")
     if rationale is not None and not isinstance(rationale, str):
         raise ValidationFailed([{"field": "rationale", "message": "must be text"}])
+    if rationale is not None and len(rationale) > max_text:
+        raise ValidationFailed([{"field": "rationale", "message": f"{len(rationale):,} "
+                                 f"characters; the limit is {max_text:,}"}])
     rating = session.scalar(select(Rating).where(
         Rating.assignment_id == assignment.id, Rating.level == level, Rating.item == item,
         Rating.field == field_name))
@@ -254,9 +279,12 @@ def set_rating(session: Session, assignment: Assignment, data: dict, user_id: in
 
 
 def record_suggestion_action(session: Session, assignment: Assignment, suggestion_id: Any,
-                             action: Any, edit_id: Any = None) -> SuggestionAction:
-    if action not in ("accepted", "dismissed"):
-        raise ValidationFailed([{"field": "action", "message": "'accepted' or 'dismissed'"}])
+                             action: Any, edit_id: Any = None) -> SuggestionAction | None:
+    """Store an accept or dismiss; ``action=None`` withdraws it (the page's undo), so the
+    suggestion counts as unreviewed again in the precision report."""
+    if action is not None and action not in SUGGESTION_ACTIONS:
+        raise ValidationFailed([{"field": "action", "message": "'accepted', 'dismissed' or "
+                                 "null (undo)"}])
     suggestion = session.get(Suggestion, suggestion_id) if isinstance(suggestion_id, int) else None
     if suggestion is None or suggestion.document_id != assignment.document_id:
         raise ValidationFailed([{"field": "suggestion", "message": "not a suggestion of this "
@@ -268,6 +296,11 @@ def record_suggestion_action(session: Session, assignment: Assignment, suggestio
     record = session.scalar(select(SuggestionAction).where(
         SuggestionAction.suggestion_id == suggestion.id,
         SuggestionAction.user_id == assignment.user_id))
+    if action is None:
+        if record is not None:
+            session.delete(record)
+            session.flush()
+        return None
     if record is None:
         record = SuggestionAction(suggestion_id=suggestion.id, user_id=assignment.user_id)
         session.add(record)
@@ -276,42 +309,57 @@ def record_suggestion_action(session: Session, assignment: Assignment, suggestio
     return record
 
 
-def add_time(session: Session, assignment: Assignment, seconds: Any) -> float:
+def add_time(session: Session, assignment: Assignment, seconds: Any,
+             now: float | None = None) -> float:
     """Add active time reported by the page (it pauses while the tab is hidden or idle).
 
     An atomic increment in SQL, outside the version check: time from two tabs adds up
     instead of conflicting, and a heartbeat never makes the annotator's next save stale.
+    A heartbeat is credited at most the wall-clock time since the previous one (and at
+    most :data:`MAX_TIME_REPORT_SECONDS`), so replaying heartbeats cannot inflate
+    ``seconds_spent``; the bound is computed inside the same UPDATE, so parallel
+    heartbeats cannot both claim one interval.
     """
-    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
-        raise ValidationFailed([{"field": "seconds", "message": "a non-negative number"}])
+    if (not isinstance(seconds, (int, float)) or isinstance(seconds, bool)
+            or not math.isfinite(seconds) or seconds < 0):
+        raise ValidationFailed([{"field": "seconds", "message": "a non-negative number "
+                                 f"of seconds, got {seconds!r}"}])
     if assignment.status != "done":
+        now = time.time() if now is None else now
+        last = Assignment.last_time_report
+        elapsed = case((last.is_(None), MAX_TIME_REPORT_SECONDS), else_=now - last)
+        claim = min(float(seconds), float(MAX_TIME_REPORT_SECONDS))
+        credit = case((elapsed < claim, elapsed), else_=claim)
         session.execute(
-            update(Assignment).where(Assignment.id == assignment.id).values(
-                seconds_spent=Assignment.seconds_spent + min(float(seconds),
-                                                             MAX_TIME_REPORT_SECONDS)))
-        session.refresh(assignment, ["seconds_spent"])
+            update(Assignment).where(Assignment.id == assignment.id,
+                                     or_(last.is_(None), last < now)).values(
+                seconds_spent=Assignment.seconds_spent + credit, last_time_report=now)
+            .execution_options(synchronize_session=False))
+        session.refresh(assignment, ["seconds_spent", "last_time_report"])
     return assignment.seconds_spent
 
 
 def missing_for_done(assignment: Assignment, schema: Schema) -> list[dict[str, Any]]:
     """Everything that blocks "mark document done": required fields and sides of each edit,
-    required ratings of each item."""
+    required ratings of each item. Edits are named by their number among this annotator's
+    edits of the document (#1 = their first), never by database id, which would reveal
+    how much the others have annotated."""
     missing = []
-    for edit in assignment.edits:
+    for number, edit in enumerate(sorted(assignment.edits, key=lambda e: e.id), start=1):
         edit_type = schema.edit_type(edit.edit_type)
-        if edit_type is None:
-            continue
+        if edit_type is None or edit.parent_id is not None:
+            continue  # constituents of a composite edit are answered through it
         sides = {s.side for s in edit.spans}
         for side in edit_type.required_sides:
             if side not in sides:
-                label = "original" if side == "source" else "simplification"
+                label = SIDE_LABELS[side]
                 missing.append({"edit_id": edit.id, "field": f"spans.{side}",
-                                "message": f"{edit_type.label} #{edit.id}: mark a span in the "
+                                "message": f"{edit_type.label} #{number}: mark a span in the "
                                            f"{label}"})
-        for spec in edit_type.fields:
+        for spec in edit_type.applicable_fields(edit.fields or {}):
             if spec.required and edit.fields.get(spec.name) in (None, ""):
                 missing.append({"edit_id": edit.id, "field": spec.name,
-                                "message": f"{edit_type.label} #{edit.id}: {spec.label} is "
+                                "message": f"{edit_type.label} #{number}: {spec.label} is "
                                            "required"})
     given = {(r.level, r.item, r.field) for r in assignment.ratings
              if r.value not in (None, "")}
@@ -319,6 +367,7 @@ def missing_for_done(assignment: Assignment, schema: Schema) -> list[dict[str, A
         for spec in schema.ratings:
             if spec.level == level and spec.required and (level, item, spec.name) not in given:
                 missing.append({"field": f"ratings.{level}.{item}.{spec.name}",
+                                "key": rating_key(level, item, spec.name),
                                 "message": f"{spec.label} is not rated for "
                                            f"{_item_label(level, item)}"})
     return missing
@@ -347,16 +396,22 @@ def _item_label(level: str, item: str) -> str:
 
 def set_status(session: Session, assignment: Assignment, status: Any, version: Any,
                user_id: int) -> list[dict]:
-    """Mark done (if complete) or reopen. Returns the list of missing items (empty = done)."""
-    if status not in ("done", "in_progress"):
+    """Mark done (if complete: the schema's required answers and the mode's done rule) or
+    reopen. Returns the list of missing items (empty = done)."""
+    if status not in ANNOTATOR_SET_STATUSES:
         raise ValidationFailed([{"field": "status", "message": "'done' or 'in_progress'"}])
     _check_version(assignment, version, "assignment", assignment_to_dict(assignment))
     if status == "done":
-        missing = missing_for_done(assignment, project_schema(assignment.document.project))
+        schema = project_schema(assignment.document.project)
+        missing = missing_for_done(assignment, schema)
+        mode_rule = schema_mode(schema).hook("done_rule")  # e.g. QA items all rated
+        if mode_rule is not None:
+            missing += mode_rule(session, assignment)
         if missing:
             return missing
         assignment.completed_at = datetime.now(timezone.utc)
     else:
+        _check_not_adjudicated(session, assignment)
         assignment.completed_at = None
     before = assignment.status
     assignment.status = status
@@ -365,6 +420,16 @@ def set_status(session: Session, assignment: Assignment, status: Any, version: A
                  project_id=assignment.document.project_id, object_type="assignment",
                  object_id=assignment.id, before=before, after=status)
     return []
+
+
+def _check_not_adjudicated(session: Session, assignment: Assignment) -> None:
+    """Once a lead has started adjudicating a document, its annotators' work is frozen:
+    gold edits point at these edits, and changing them would leave gold without a source."""
+    if assignment.status == "done" and session.scalar(
+            select(AdjudicationDecision.id).where(
+                AdjudicationDecision.document_id == assignment.document_id).limit(1)):
+        raise Conflict("this document is being adjudicated (or was): your work on it is "
+                       "frozen; ask your lead if something must change")
 
 
 def _touch(assignment: Assignment) -> None:

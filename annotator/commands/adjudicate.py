@@ -6,7 +6,7 @@ import json
 
 import click
 
-from annotator.commands import open_database, project_or_exit
+from annotator.commands import fail, open_database, project_or_exit
 
 
 @click.group()
@@ -15,59 +15,138 @@ def adjudicate():
 
 
 def _embed(no_embeddings: bool):
+    """The sentence encoder, loaded once, remembering the vectors of texts it has seen:
+    the same question or label recurs across documents (SALSA-style subtype answers)."""
     if no_embeddings:
         return None
+    import numpy as np
+
     from annotator.align.embeddings import default_embedder
 
-    return default_embedder().encode
+    encoder = default_embedder()
+    seen: dict[str, np.ndarray] = {}
+
+    def encode(texts: list[str]) -> np.ndarray:
+        new = list(dict.fromkeys(t for t in texts if t not in seen))
+        if new:
+            seen.update(zip(new, np.asarray(encoder.encode(new))))
+        return np.stack([seen[t] for t in texts])
+
+    return encode
 
 
 @adjudicate.command("auto")
 @click.argument("project_name", metavar="PROJECT")
 @click.option("--no-embeddings", is_flag=True,
               help="Group edits by span overlap only (skips loading the embedding model).")
+@click.option("--dry-run", is_flag=True,
+              help="Show what each rule would decide, unit by unit, and change nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def auto(project_name, no_embeddings, as_json):
-    """Apply the automatic rules to every ready document of PROJECT.
+def auto(project_name, no_embeddings, dry_run, as_json):
+    """Apply the project's automatic rules to every ready document of PROJECT.
 
-    Freezes the candidate units, accepts units in which every annotator marked the same
-    edit, resolves ratings by majority (Devaraj et al. 2022; ties and all-different items
-    are left) and by third-annotator labels, and marks documents with nothing left as
-    adjudicated. Prints what is left for the lead.
+    Freezes the candidate units and decides them by the project's edit rule (see
+    `annotator adjudicate rules`): identical edits of every annotator (default) or an
+    edit-level majority; resolves ratings by majority (Devaraj et al. 2022; ties and
+    all-different items are left) and by third-annotator labels, and marks documents with
+    nothing left as adjudicated. Every decision is recorded as automatic and can be undone.
+    Prints what is left for the lead.
     """
-    from annotator.adjudication.decisions import AdjudicationError
-    from annotator.adjudication.overview import adjudication_queue, apply_automatic
+    from annotator.adjudication.overview import apply_automatic
+    from annotator.adjudication.rules import RulesError
+    from annotator.adjudication.store import AdjudicationError, open_ready_documents
+    from annotator.commands import progress_bar
 
     embed = _embed(no_embeddings)
     database = open_database()
-    summary = {"project": project_name, "documents": 0, "units_accepted": 0,
-               "ratings_resolved": 0, "completed": 0, "left": []}
+    summary = {"project": project_name, "dry_run": dry_run, "documents": 0,
+               "units_accepted": 0, "units_merged": 0, "units_rejected": 0,
+               "ratings_resolved": 0, "completed": 0, "left": [], "verdicts": {}}
     with database.session() as session:
         project = project_or_exit(session, project_name)
-        for entry in adjudication_queue(session, project):
-            if entry.status == "complete":
-                continue
-            try:
-                result = apply_automatic(session, entry.document, embed=embed)
-            except AdjudicationError as exc:  # pragma: no cover - queue lists ready docs only
-                summary["left"].append({"id": entry.document.external_id, "reason": str(exc)})
-                continue
-            summary["documents"] += 1
-            summary["units_accepted"] += result["units_accepted"]
-            summary["ratings_resolved"] += result["ratings_resolved"]
-            summary["completed"] += result["completed"]
-            if not result["completed"]:
-                summary["left"].append({"id": entry.document.external_id, **result["open"]})
+        documents = open_ready_documents(session, project)
+        with progress_bar("adjudicating") as progress:
+            for done, document in enumerate(documents, start=1):
+                if not as_json:  # the bar is on stderr; --json output stays one object
+                    progress(done, len(documents))
+                try:
+                    result = apply_automatic(session, document, embed=embed)
+                except RulesError as exc:
+                    fail(str(exc))
+                except AdjudicationError as exc:  # pragma: no cover - the queue lists ready docs
+                    summary["left"].append({"id": document.external_id, "reason": str(exc)})
+                    continue
+                summary["documents"] += 1
+                for key in ("units_accepted", "units_merged", "units_rejected",
+                            "ratings_resolved"):
+                    summary[key] += result[key]
+                summary["completed"] += result["completed"]
+                summary["verdicts"][document.external_id] = result["verdicts"]
+                if not result["completed"]:
+                    summary["left"].append({"id": document.external_id, **result["open"]})
+        if dry_run:
+            session.rollback()  # nothing of the run is kept
     if as_json:
         click.echo(json.dumps(summary, sort_keys=True))
         return
-    click.echo(f"{project_name}: {summary['documents']} document(s) processed, "
-               f"{summary['units_accepted']} unit(s) accepted, {summary['ratings_resolved']} "
-               f"rating item(s) resolved, {summary['completed']} document(s) adjudicated")
+    verb = "would be" if dry_run else "were"
+    click.echo(f"{project_name}: {summary['documents']} document(s) processed; "
+               f"{summary['units_accepted']} unit(s) {verb} accepted "
+               f"({summary['units_merged']} by merging), {summary['units_rejected']} rejected, "
+               f"{summary['ratings_resolved']} rating item(s) resolved, {summary['completed']} "
+               f"document(s) adjudicated" + (" (dry run: nothing changed)" if dry_run else ""))
+    if dry_run:
+        for doc_id, verdicts in summary["verdicts"].items():
+            for v in verdicts:
+                click.echo(f"  {doc_id} {v['unit']}: {v['action']}: {v['reason']}")
     for left in summary["left"]:
         click.echo(f"  left for the lead: {left['id']}: {left.get('summary', left.get('reason'))}")
     if not summary["left"]:
         click.echo("  nothing left for the lead")
+
+
+@adjudicate.command("rules")
+@click.argument("project_name", metavar="PROJECT")
+@click.option("--edit-rule", type=click.Choice(["identical", "majority"]),
+              help="identical: every annotator marked the very same edit; majority: at least "
+                   "--min-agree annotators marked an edit of the same type there.")
+@click.option("--min-agree", type=click.IntRange(1), default=None,
+              help="Annotators who must agree under the majority rule (default: more than "
+                   "half of a document's annotators).")
+@click.option("--minority", type=click.Choice(["reject", "leave"]),
+              help="A unit outvoted by the annotators who marked nothing there: reject it "
+                   "(default) or leave it to the lead.")
+@click.option("--field", "fields", multiple=True, metavar="NAME=MODE",
+              help="How a field is compared: compare, majority, median (ordinal) or ignore. "
+                   "Repeatable. Defaults: text ignored, ordinal by median, choices compared.")
+@click.option("--span-merge", type=click.Choice(["majority_tokens", "base"]),
+              help="Gold spans: the tokens most agreeing edits cover, or the base edit's.")
+def rules(project_name, edit_rule, min_agree, minority, fields, span_merge):
+    """Show, or change, the automatic adjudication rules of PROJECT."""
+    from annotator.adjudication.rules import AutoRules, RulesError
+
+    database = open_database()
+    with database.session() as session:
+        project = project_or_exit(session, project_name)
+        settings = dict(project.settings or {})
+        current = dict(settings.get("adjudication") or {})
+        changes = {"edit_rule": edit_rule, "min_agree": min_agree, "minority": minority,
+                   "span_merge": span_merge}
+        current.update({k: v for k, v in changes.items() if v is not None})
+        modes = dict(current.get("fields") or {})
+        for item in fields:
+            name, sep, mode = item.partition("=")
+            if not sep or not name.strip():
+                fail(f"--field {item!r}: expected NAME=MODE")
+            modes[name.strip()] = mode.strip()
+        current["fields"] = modes
+        try:
+            chosen = AutoRules.from_settings({"adjudication": current})
+        except RulesError as exc:
+            fail(str(exc))
+        settings["adjudication"] = current
+        project.settings = settings  # a new dict, so the JSON column is seen as changed
+        click.echo(json.dumps(chosen.as_settings(), sort_keys=True))
 
 
 @adjudicate.command("status")

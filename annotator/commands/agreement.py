@@ -43,9 +43,14 @@ def _prehighlights_as_annotator(session, project, data) -> dict:
 @click.option("--json", "as_json", is_flag=True, help="Print the whole report as one JSON object.")
 @click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Also write a self-contained HTML report (plots inline) to this file.")
-@click.option("--bootstrap", default=1000, show_default=True, type=click.IntRange(0, 100_000),
-              help="Bootstrap resamples of documents for 95% confidence intervals (0: none).")
-@click.option("--seed", default=0, show_default=True, help="Seed of the bootstrap.")
+@click.option("--bootstrap", default=None, type=click.IntRange(0, 100_000),
+              help="Bootstrap resamples of documents for 95% confidence intervals (0: none; "
+                   "default: the project's setting, 1000 unless saved otherwise).")
+@click.option("--seed", default=None, type=int,
+              help="Seed of the bootstrap (default: the project's setting, 0).")
+@click.option("--save-settings", is_flag=True,
+              help="Store --bootstrap and --seed as the project's own: releases cut on the "
+                   "web page or with `annotator release` use them too.")
 @click.option("--first-span-only", is_flag=True,
               help="Use only the first span of each edit per side, as the published "
                    "InfoLossQA figures did (default: every span counts).")
@@ -53,8 +58,8 @@ def _prehighlights_as_annotator(session, project, data) -> dict:
               help="Token IoU needed for a partial span match.")
 @click.option("--no-embeddings", is_flag=True,
               help="Skip question similarity (it loads the sentence-embedding model).")
-def agreement(project_name, as_json, html_path, bootstrap, seed, first_span_only, iou,
-              no_embeddings):
+def agreement(project_name, as_json, html_path, bootstrap, seed, save_settings,
+              first_span_only, iou, no_embeddings):
     """Inter-annotator agreement of PROJECT, on the annotators' own (pre-adjudication) work.
 
     Counts documents marked done by two or more annotators. Prints a summary, or with
@@ -63,6 +68,17 @@ def agreement(project_name, as_json, html_path, bootstrap, seed, first_span_only
     database = open_database()
     with database.session() as session:
         project = project_or_exit(session, project_name)
+        from annotator.agreement.store import (
+            bootstrap_settings,
+            save_bootstrap_settings,
+        )
+
+        if save_settings:
+            save_bootstrap_settings(project, bootstrap=bootstrap, seed=seed)
+            session.commit()
+        configured = bootstrap_settings(project)
+        bootstrap = configured["bootstrap"] if bootstrap is None else bootstrap
+        seed = configured["seed"] if seed is None else seed
         report = project_report(session, project, bootstrap=bootstrap, seed=seed,
                                 first_span_only=first_span_only, iou=iou,
                                 embeddings=not no_embeddings)
@@ -78,26 +94,56 @@ def agreement(project_name, as_json, html_path, bootstrap, seed, first_span_only
         click.echo(f"HTML report written to {html_path}")
 
 
+def _shown(metric: dict | None) -> str:
+    """Value, 95% CI and band of a metric; when undefined, "n/a" and the reason."""
+    if not metric or metric.get("value") is None:
+        reason = (metric or {}).get("explanation") or "not computed"
+        return f"n/a ({reason})"
+    text = f"{metric['value']:.3f}"
+    ci = metric.get("ci") or {}
+    if ci.get("low") is not None:
+        text += f"  [{ci['low']:.3f}, {ci['high']:.3f}]"
+    band = metric.get("band") or (metric.get("interpretation") or {}).get("band")
+    return f"{text}  {band}" if band else text
+
+
 def summary_text(report: dict) -> str:
+    """The report in a few readable lines: each headline coefficient by name (the raw JSON
+    key in brackets), the span F1s, the Devaraj majority statistics, the pre-highlighters."""
+    from annotator.agreement.names import describe
+
     counts = report["counts"]
-    lines = [f"{report['project']}: {counts['documents']} documents, {counts['annotators']} "
-             f"annotators, {counts['edits']} edits, {counts['ratings']} ratings "
-             f"({counts['documents_with_2plus_annotators']} documents with 2+ annotators)"]
+    lines = [(f"{report['project']}: {counts['documents']} documents, {counts['annotators']} "
+              f"annotators, {counts['edits']} edits, {counts['ratings']} ratings "
+              f"({counts['documents_with_2plus_annotators']} documents with 2+ annotators)")]
     for row in report.get("interpretation", []):
-        value = row.get("value")
-        shown = "n/a" if value is None else f"{value:.3f}"
-        lines.append(f"  {row['metric']:<48} {shown:>7}  {row.get('band', '')}")
+        title = row.get("title") or row["metric"]
+        lines.append(f"  {title}: {_shown(row)}  <{row['metric']}>")
     for side, entry in report.get("spans", {}).items():
         for kind in ("exact", "partial"):
             macro = (entry.get(kind) or {}).get("macro")
             if macro is not None:
-                value = macro.get("value")
-                shown = "n/a" if value is None else f"{value:.3f}"
-                name = f"spans.{side}.{kind}_f1.macro"
-                lines.append(f"  {name:<48} {shown:>7}")
+                key = f"spans.{side}.{kind}_f1.macro"
+                lines.append(f"  {describe(key)['title']}: {_shown(macro)}  <{key}>")
+    for group in ("fields", "edit_fields"):
+        for key, entry in report.get(group, {}).items():
+            majority = (entry.get("metrics") or {}).get("majority")
+            if not majority:
+                continue
+            name = entry.get("label") or key
+            if majority.get("explanation"):
+                lines.append(f"  {name}: majority statistics n/a ({majority['explanation']})")
+                continue
+            specific = majority["specific_majority_among_nonzero"]
+            lines.append(
+                f"  {name}: majority label on {majority['with_majority']:.3f} of "
+                f"{majority['items']} items; {majority['nonzero_items']} with a "
+                f"non-{majority['zero_label']} majority, of which "
+                + ("none" if specific is None else f"{specific:.3f}")
+                + " agree on one label (Devaraj et al. 2022)")
     for kind, entry in report.get("prehighlighters", {}).items():
         if entry["precision"] is not None:
-            lines.append(f"  pre-highlighter {kind:<31} precision {entry['precision']:.3f}  "
+            lines.append(f"  pre-highlighter {kind}: precision {entry['precision']:.3f} "
                          f"({entry['accepted']} accepted, {entry['dismissed']} dismissed)")
     overall = report.get("prehighlights_as_annotator", {}).get("overall", {}).get("all")
     if overall and overall["annotators"]["f1"] is not None:

@@ -9,7 +9,7 @@ import click
 from annotator.annotate.assignment import AssignmentError, assign_documents
 from annotator.commands import fail, open_database, progress_bar, project_or_exit
 from annotator.ingest import IngestError, import_file
-from annotator.ingest.readers import FORMATS
+from annotator.ingest.readers import FORMATS, MAX_PROBLEMS_SHOWN
 from annotator.interop.importing import ANNOTATION_FORMATS
 
 
@@ -24,7 +24,27 @@ from annotator.interop.importing import ANNOTATION_FORMATS
               "(Thresh files, InfoLossQA predictions: the system name).")
 @click.option("--map", "mappings", multiple=True, metavar="CATEGORY=TYPE",
               help="Thresh: read this category as this edit type of the schema (repeatable).")
-def import_command(project_name, file, fmt, update, annotator, mappings):
+@click.option("--ignore", "ignore", multiple=True, metavar="FIELD",
+              help="Annotations: drop this key of every record (dotted path, e.g. _modified, "
+                   "metadata.system, edits.annotation.comment); the only way to drop one "
+                   "(repeatable; the report counts what was dropped).")
+@click.option("--clip-spans", is_flag=True,
+              help="Annotations: clip spans that run past the end of their text (each one "
+                   "is listed) instead of refusing the file.")
+@click.option("--accept-incomplete", is_flag=True,
+              help="Annotations: keep work the file marks done as done even when required "
+                   "values are missing (default: imported as in progress, with a warning).")
+@click.option("--all-errors", is_flag=True,
+              help=f"List every problem (default: the first {MAX_PROBLEMS_SHOWN}, and how many "
+                   "more).")
+@click.option("--item-key", "item_key", metavar="FIELD[,FIELD]",
+              help="Label Studio: the task data field(s) that identify an item across "
+              "per-rater projects (task ids differ there), e.g. edit_id.")
+@click.option("--annotator-map", "annotator_map", type=click.Path(path_type=Path,
+              dir_okay=False), help="Label Studio: a file naming each user id, as a JSON "
+              "object {\"3\": \"kathryn\"} or ID=NAME lines.")
+def import_command(project_name, file, fmt, update, annotator, mappings, ignore, clip_spans,
+                   accept_incomplete, all_errors, item_key, annotator_map):
     """Import original/simplified pairs, or annotations made elsewhere, into PROJECT.
 
     \b
@@ -47,13 +67,25 @@ def import_command(project_name, file, fmt, update, annotator, mappings):
     and time. People who have no account yet get one that cannot log in (inactive, no
     known password); the command lists them.
 
-    All or nothing: if any record is wrong, nothing is imported and every problem is
-    listed as FILE:LINE: field 'NAME': what is wrong.
+    Every key of an annotation record is stored or refused; --ignore FIELD drops one on
+    purpose. Spans past the end of their text are refused (--clip-spans clips them). Work
+    marked done with required values missing is imported as in progress, with a warning
+    (--accept-incomplete keeps it done when the file says done).
+
+    All or nothing: if any record is wrong, nothing is imported and the problems are
+    listed as FILE:LINE: field 'NAME': what is wrong (got VALUE); --all-errors lists every
+    one.
     """
     if not file.exists():
         fail(f"{file}: no such file or folder")
     if fmt in ANNOTATION_FORMATS:
-        _import_annotations(project_name, file, fmt, annotator, mappings)
+        from annotator.interop.records import ImportOptions
+
+        options = ImportOptions(ignore=tuple(ignore), clip_spans=clip_spans,
+                                accept_incomplete=accept_incomplete)
+        keys = tuple(k.strip() for k in (item_key or "").split(",") if k.strip())
+        _import_annotations(project_name, file, fmt, annotator, mappings, options, all_errors,
+                            keys, read_annotator_map(annotator_map) if annotator_map else None)
         return
     if file.is_dir():
         fail(f"{file} is a folder; documents come from one file (folders are for "
@@ -64,14 +96,51 @@ def import_command(project_name, file, fmt, update, annotator, mappings):
             project = project_or_exit(session, project_name)
             with progress_bar("importing") as progress:
                 result = import_file(session, project, file, fmt, update=update,
-                                     progress=progress)
+                                     progress=progress, in_batches=True)
     except IngestError as exc:
-        fail(f"nothing was imported.\n{exc}", code=2)
+        fail(f"nothing was imported.\n{problem_list(exc, all_errors)}", code=2)
     click.echo(f"imported {result.created} new and {result.updated} updated documents "
                f"into {project_name}")
 
 
-def _import_annotations(project_name, file, fmt, annotator, mappings):
+def read_annotator_map(path: Path) -> dict[str, str]:
+    """``{"3": "kathryn"}`` or ``3=kathryn`` lines -> user id (as text) -> name."""
+    import json
+
+    text = path.read_text(encoding="utf-8") if path.is_file() else fail(
+        f"--annotator-map {path}: no such file")
+    if text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            fail(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})")
+        if not all(isinstance(v, str) and v.strip() for v in data.values()):
+            fail(f"{path}: every user id must map to a name (a non-empty string)")
+        return {str(k): v.strip() for k, v in data.items()}
+    found = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        user_id, _, name = line.partition("=")
+        if not user_id.strip() or not name.strip():
+            fail(f"{path}:{number}: expected ID=NAME, got {line.strip()!r}")
+        found[user_id.strip()] = name.strip()
+    return found
+
+
+def problem_list(exc: IngestError, all_errors: bool) -> str:
+    """Every problem with --all-errors, else the first ones and how many more there are."""
+    problems = exc.problems
+    shown = problems if all_errors else problems[:MAX_PROBLEMS_SHOWN]
+    lines = [str(p) for p in shown]
+    if len(problems) > len(shown):
+        lines.append(f"... and {len(problems) - len(shown)} more problems "
+                     f"({len(problems)} in all; --all-errors lists every one)")
+    return "\n".join(lines)
+
+
+def _import_annotations(project_name, file, fmt, annotator, mappings, options, all_errors,
+                        item_key=(), annotator_map=None):
     from annotator.interop.importing import import_annotations
 
     category_map = {}
@@ -85,9 +154,10 @@ def _import_annotations(project_name, file, fmt, annotator, mappings):
         with database.session() as session:
             project = project_or_exit(session, project_name)
             report = import_annotations(session, project, file, fmt, annotator=annotator,
-                                        category_map=category_map)
+                                        category_map=category_map, options=options,
+                                        item_key=item_key, annotator_map=annotator_map)
     except IngestError as exc:
-        fail(f"nothing was imported.\n{exc}", code=2)
+        fail(f"nothing was imported.\n{problem_list(exc, all_errors)}", code=2)
     click.echo(f"imported {report.records} annotator-document records ({report.edits} edits, "
                f"{report.ratings} ratings) into {project_name}; "
                f"{report.documents_created} documents created")
@@ -96,6 +166,13 @@ def _import_annotations(project_name, file, fmt, annotator, mappings):
                    + ", ".join(report.users_created))
     for note in report.notes:
         click.echo(f"  note: {note}")
+    for path, count in report.ignored.items():
+        click.echo(f"  ignored (--ignore {path}): {count} values"
+                   + ("; no record has this key" if not count else ""))
+    for line in report.clipped:
+        click.echo(f"  clipped: {line}")
+    for line in report.incomplete:
+        click.echo(f"  warning: {line}")
 
 
 @click.command()

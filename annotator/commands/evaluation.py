@@ -140,7 +140,7 @@ def calibrate(project_name, bins, per_bin, seed):
 @click.option("--annotator", default=None, help="The third annotator (default: least loaded).")
 def route(project_name, annotator):
     """PlainFact: send disagreements of finished documents to a third annotator."""
-    from annotator.adjudication.decisions import AdjudicationError
+    from annotator.adjudication.store import AdjudicationError
     from annotator.evaluation.tiebreak import route_disagreements
 
     with open_database().session() as session:

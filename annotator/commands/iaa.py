@@ -14,8 +14,13 @@ import sys
 import click
 
 from annotator.agreement.alpha import ALPHA_LEVELS, krippendorff_alpha
-from annotator.agreement.coefficients import (category_counts, cohen_kappa, fleiss_kappa,
-                                              percent_agreement, randolph_kappa)
+from annotator.agreement.coefficients import (
+    category_counts,
+    cohen_kappa,
+    fleiss_kappa,
+    percent_agreement,
+    randolph_kappa,
+)
 from annotator.agreement.errors import UndefinedAgreement
 
 METRICS = ("alpha", "randolph", "fleiss", "cohen", "percent")
@@ -74,7 +79,9 @@ def compute(metric: str, header, rows, level: str, categories: int | None) -> fl
         return krippendorff_alpha(columns, level)
     if metric == "cohen":
         if len(header) != 2:
-            raise click.UsageError(f"Cohen's kappa needs exactly 2 rater columns, found {len(header)}")
+            raise click.UsageError(
+                f"Cohen's kappa needs exactly 2 rater columns, found {len(header)}"
+            )
         return cohen_kappa(columns[0], columns[1])
     counts = category_counts(rows, observed)
     if metric == "randolph":

@@ -9,6 +9,7 @@ import click
 from annotator.commands import fail, open_database
 from annotator.config import Config
 from annotator.interop.exporting import DEFAULT_NAMES, EXPORT_FORMATS, export_project
+from annotator.safe_paths import child_path
 from annotator.study.projects import ProjectError, get_project, project_schema
 
 
@@ -43,14 +44,14 @@ def export(project_name, fmt, out, typology, ls_config):
     try:
         with database.session() as session:
             project = get_project(session, project_name)
-            target = out or Config.from_env().exports_path / DEFAULT_NAMES[fmt].format(
-                p=project.name)
+            target = out or child_path(Config.from_env().exports_path,
+                                       DEFAULT_NAMES[fmt].format(p=project.slug))
             result = export_project(session, project, fmt, target)
             schema = project_schema(project)
     except ProjectError as exc:
         fail(str(exc))
     if typology:
-        from annotator.interop.thresh import typology_yaml
+        from annotator.interop.thresh_export import typology_yaml
 
         typology.write_text(typology_yaml(schema), encoding="utf-8")
         result.written.append(typology)

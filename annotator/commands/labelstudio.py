@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
@@ -41,24 +40,57 @@ def labelstudio():
 
 @labelstudio.command()
 @click.argument("project_name", metavar="PROJECT")
+@click.option("--email-domain", help="E-mail of accounts that have none: NAME@DOMAIN "
+              "(Label Studio files work under its members' e-mails).")
 @server_options
-def push(project_name, url, token):
-    """Create a Label Studio project from PROJECT: the labeling config generated from the
-    schema, one task per document, the pre-highlights as predictions."""
-    from annotator.interop import labelstudio_server
-    from annotator.interop.exporting import export_project
-    from annotator.interop.labelstudio_config import labeling_config
+def push(project_name, email_domain, url, token):
+    """Create a Label Studio project from PROJECT: its labeling config, one task per
+    document with every annotator's work (skipped work as cancelled annotations), the
+    pre-highlights as predictions.
 
-    ls = connect(url, token)
+    Every annotator with work must be a member of the Label Studio server under their
+    account's e-mail (or NAME@DOMAIN with --email-domain); otherwise nothing is created
+    and the command names them."""
+    from sqlalchemy import select
+
+    from annotator.interop import labelstudio_server
+    from annotator.interop.annotations_store import project_documents, project_records
+    from annotator.interop.exporting import project_suggestions
+    from annotator.interop.labelstudio_layout import layout
+    from annotator.interop.labelstudio_tasks import to_tasks
+    from annotator.models import User
+
     database = open_database()
-    with database.session() as session, tempfile.TemporaryDirectory() as tmp:
+    with database.session() as session:
         project = project_or_exit(session, project_name)
-        path = Path(tmp) / "tasks.json"
-        export_project(session, project, "labelstudio", path)
-        tasks = json.loads(path.read_text(encoding="utf-8"))
-        config = labeling_config(project_schema(project))
+        schema = project_schema(project)
+        records = project_records(session, project)
+        names = sorted({r.annotator for r in records})
+        accounts = dict(session.execute(select(User.username, User.email).where(
+            User.username.in_(names))).all()) if names else {}
+        emails, nameless = {}, []
+        for name in names:
+            email = accounts.get(name) or (f"{name}@{email_domain}" if email_domain else None)
+            if email is None:
+                nameless.append(name)
+            emails[name] = email
+        if nameless:
+            fail("no e-mail for: " + ", ".join(nameless) + ". Label Studio files work under "
+                 "its members' e-mails: set the accounts' e-mails or pass --email-domain; "
+                 "nothing was created on the server.")
+        tasks, notes = to_tasks(schema, project_documents(session, project), records,
+                                project_suggestions(session, project), emails.get)
+        config = layout(schema).xml
+    ls = connect(url, token)
+    try:
+        labelstudio_server.check_people(ls, emails)
+    except labelstudio_server.PushRefused as exc:
+        fail(str(exc))
     ls_id = labelstudio_server.push(ls, project_name, config, tasks)
-    click.echo(f"pushed {len(tasks)} tasks to Label Studio project {ls_id}")
+    click.echo(f"pushed {len(tasks)} tasks ({len(records)} annotator-document records) to "
+               f"Label Studio project {ls_id}")
+    for note in notes:
+        click.echo(f"  not representable in Label Studio: {note}")
 
 
 @labelstudio.command()
@@ -67,10 +99,19 @@ def push(project_name, url, token):
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False),
               help="Where to keep the downloaded export; default: a temporary file.")
 @click.option("--import", "do_import", is_flag=True,
-              help="Import the annotations into PROJECT (all or nothing).")
+              help="Import the annotations into PROJECT (all or nothing). Work pulled "
+              "before is updated, so a pull can follow a study while it runs.")
+@click.option("--email-domain", help="Members with an e-mail NAME@DOMAIN are the accounts "
+              "named NAME (as push --email-domain filed them).")
+@click.option("--item-key", "item_key", metavar="FIELD[,FIELD]",
+              help="The task data field(s) that identify a document, as for import.")
 @server_options
-def pull(project_name, ls_project, out, do_import, url, token):
-    """Download the JSON export of a Label Studio project, and optionally import it."""
+def pull(project_name, ls_project, out, do_import, email_domain, item_key, url, token):
+    """Download the JSON export of a Label Studio project, and optionally import it.
+
+    Work is filed under the account with the Label Studio member's e-mail; submitted
+    annotations are done, drafts in progress, skipped (cancelled) ones skipped, and
+    lead_time is the time spent."""
     from annotator.ingest import IngestError
     from annotator.interop import labelstudio_server
     from annotator.interop.importing import import_annotations
@@ -82,12 +123,22 @@ def pull(project_name, ls_project, out, do_import, url, token):
                    + (f" to {path}" if out else ""))
         if not do_import:
             return
+        members = {str(k): v for k, v in labelstudio_server.server_users(ls).items()}
+        if email_domain:
+            suffix = "@" + email_domain.lstrip("@")
+            members = {k: v[:-len(suffix)] if v.endswith(suffix) else v
+                       for k, v in members.items()}
         database = open_database()
         try:
             with database.session() as session:
                 project = project_or_exit(session, project_name)
-                report = import_annotations(session, project, path, "labelstudio")
+                keys = tuple(k.strip() for k in (item_key or "").split(",") if k.strip())
+                report = import_annotations(session, project, path, "labelstudio",
+                                            annotator_map=members, replace=True,
+                                            item_key=keys)
         except IngestError as exc:
             fail(f"nothing was imported.\n{exc}", code=2)
         click.echo(f"imported {report.records} annotations ({report.edits} edits, "
                    f"{report.ratings} ratings) into {project_name}")
+        for note in report.notes:
+            click.echo(f"  note: {note}")

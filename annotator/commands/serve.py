@@ -13,6 +13,8 @@ import click
 from annotator.commands import fail, open_database, progress_bar
 from annotator.config import Config
 
+MIN_SECRET_KEY_LENGTH = 32
+
 
 def is_loopback(host: str) -> bool:
     if host == "localhost":
@@ -25,9 +27,12 @@ def is_loopback(host: str) -> bool:
 
 def run_server(host: str, port: int, workers: int) -> None:
     config = Config.from_env()
-    if not is_loopback(host) and not config.secret_key:
-        fail(f"refusing to serve on {host}: set ANNOTATOR_SECRET_KEY to a long random value "
-             "first (sessions on a shared network must not depend on a local key file)")
+    if not is_loopback(host) and len(config.secret_key or "") < MIN_SECRET_KEY_LENGTH:
+        fail(f"refusing to serve on {host}: set ANNOTATOR_SECRET_KEY to a random value of at "
+             f"least {MIN_SECRET_KEY_LENGTH} characters first (got "
+             f"{len(config.secret_key or '')}; e.g. python -c 'import secrets; "
+             "print(secrets.token_hex(32))'); sessions on a shared network must not depend "
+             "on a guessable or local key")
     if workers > 1:
         gunicorn = shutil.which("gunicorn") or os.path.join(os.path.dirname(sys.executable),
                                                             "gunicorn")
@@ -36,8 +41,9 @@ def run_server(host: str, port: int, workers: int) -> None:
             gunicorn, "--workers", str(workers), "--bind", f"{host}:{port}",
             "--access-logfile", "-", "annotator.wsgi:app",
         ]))
-    from annotator.app import create_app
     from werkzeug.serving import run_simple
+
+    from annotator.app import create_app
 
     app = create_app(config)
     click.echo(f"serving on http://{host}:{port}/  (Ctrl+C to stop)")
@@ -66,9 +72,8 @@ def demo(port, no_serve):
     problems (deleted dosages, vague rewordings, a leaked instruction, an invented claim,
     a repeated sentence). Running it again reuses what exists.
     """
-    from annotator.study.demo import DEMO_USERS, create_demo
-
     from annotator.align.store import prehighlight_project
+    from annotator.study.demo import DEMO_USERS, create_demo
     from annotator.study.projects import get_project
 
     database = open_database()

@@ -11,25 +11,39 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from annotator.evaluation import mode_of
+from annotator.annotate.modes import project_mode
 from annotator.models import Document, Project
 
 
 def prepare(session, project: Project, data_dir: Path) -> None:
+    """The mode's demo set-up, if it has one."""
+    set_up = project_mode(project).hook("demo")
+    if set_up is not None:
+        set_up(session, project, data_dir)
+
+
+def prepare_qa_quality(session, project: Project, data_dir: Path) -> None:
+    from annotator.evaluation.qa_import import import_predictions
+    from annotator.evaluation.store import draw_sample
+
+    import_predictions(session, project, data_dir / "qa_demo_predictions.json")
+    draw_sample(session, project, per_model=4, seed=0)
+
+
+def prepare_qa_recall(session, project: Project, data_dir: Path) -> None:
     from annotator.align.embeddings import HashingEmbedder
     from annotator.evaluation.qa_import import import_predictions, import_references
-    from annotator.evaluation.store import draw_sample, mine_recall
+    from annotator.evaluation.store import mine_recall
 
-    mode = mode_of(project.schema_name)
-    if mode == "qa-quality":
-        import_predictions(session, project, data_dir / "qa_demo_predictions.json")
-        draw_sample(session, project, per_model=4, seed=0)
-    elif mode == "qa-recall":
-        import_predictions(session, project, data_dir / "qa_demo_predictions.json")
-        import_references(session, project, data_dir / "qa_recall_demo_gold.jsonl")
-        mine_recall(session, project, HashingEmbedder(), threshold=0.2)
-    elif mode == "plainfact":
-        align_documents(session, project, HashingEmbedder())
+    import_predictions(session, project, data_dir / "qa_demo_predictions.json")
+    import_references(session, project, data_dir / "qa_recall_demo_gold.jsonl")
+    mine_recall(session, project, HashingEmbedder(), threshold=0.2)
+
+
+def prepare_plainfact(session, project: Project, data_dir: Path) -> None:
+    from annotator.align.embeddings import HashingEmbedder
+
+    align_documents(session, project, HashingEmbedder())
 
 
 def align_documents(session, project: Project, embedder) -> int:

@@ -7,8 +7,8 @@ import csv
 import io
 import json
 
+from annotator.core.stable_json import json_text
 from annotator.evaluation.results import csv_rows
-from annotator.releases.formats import json_text
 
 
 def results_json(data: dict) -> str:

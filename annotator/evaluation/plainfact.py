@@ -34,6 +34,16 @@ def label(value) -> str | None:
     return str(value)
 
 
+def relation_problem(value) -> str | None:
+    """Why a relation value contradicts itself, or None: "external" says the sentence comes
+    from outside the original, so it cannot also name original sentences (PlainFact)."""
+    if isinstance(value, list) and "external" in value and len(value) > 1:
+        numbers = ", ".join(str(v) for v in value if v != "external")
+        return (f"'external' cannot go with original sentence numbers ({numbers}): "
+                "choose either external or the sentences")
+    return None
+
+
 def kappas(ratings: Sequence[TypeRating], fields: Sequence[str] = FIELDS) -> dict:
     """{field: {kappa, units, raters}} over the sentences both annotators labelled (with more
     than two annotators: the two who labelled the most shared sentences)."""

@@ -23,15 +23,15 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotator.study import audit
 from annotator.evaluation.sections import section_at
 from annotator.ingest.readers import IngestError, Problem
-from annotator.interop.infolossqa import _invalid_spans
+from annotator.interop.infolossqa import EDIT_TYPE_OF_CATEGORY, _invalid_spans
 from annotator.interop.records import load_json_array, record_id, record_owner, span_pairs
 from annotator.models import Document, EvalQAItem, Project
+from annotator.study import audit
 
-CATEGORIES = {"omission": "deletion", "deletion": "deletion",
-              "concept": "oversimplification", "oversimplification": "oversimplification"}
+# InfoLossQA category names or our edit type names -> our edit type.
+CATEGORIES = {**EDIT_TYPE_OF_CATEGORY, **{t: t for t in EDIT_TYPE_OF_CATEGORY.values()}}
 
 
 @dataclass

@@ -11,16 +11,15 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotator.evaluation import mode_of
+from annotator.agreement.coefficients import category_counts, randolph_kappa
+from annotator.agreement.errors import UndefinedAgreement
+from annotator.annotate.modes import project_mode
 from annotator.evaluation import plaba as plaba_stats
 from annotator.evaluation import plainfact as plainfact_stats
 from annotator.evaluation import quality as quality_stats
 from annotator.evaluation import recall as recall_stats
-from annotator.evaluation.store import (original_ratings, qa_items, rating_options,
-                                        recall_pairs)
+from annotator.evaluation.store import original_ratings, qa_items, rating_options, recall_pairs
 from annotator.models import Document, EvalQAItem, Project
-from annotator.agreement.coefficients import category_counts, randolph_kappa
-from annotator.agreement.errors import UndefinedAgreement
 
 
 class NotAnEvaluationProject(ValueError):
@@ -28,14 +27,13 @@ class NotAnEvaluationProject(ValueError):
 
 
 def project_results(session: Session, project: Project) -> dict:
-    mode = mode_of(project.schema_name)
-    builders = {"qa-quality": qa_quality, "qa-recall": qa_recall, "plaba": plaba,
-                "plainfact": plainfact}
-    if mode is None:
+    mode = project_mode(project)
+    if not mode.has_results:
         raise NotAnEvaluationProject(f"project {project.name!r} uses schema "
-                                     f"{project.schema_name!r}, not an evaluation schema")
-    return {"project": project.name, "schema": project.schema_name, "mode": mode,
-            **builders[mode](session, project)}
+                                     f"{project.schema_name!r} (mode {mode.name}), which has "
+                                     "no evaluation results")
+    return {"project": project.name, "schema": project.schema_name, "mode": mode.name,
+            **mode.hook("results")(session, project)}
 
 
 def _invalid(session, project) -> list[dict]:

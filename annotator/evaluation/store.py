@@ -10,12 +10,13 @@ from collections import Counter
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from annotator.study import audit
-from annotator.adjudication.source import tiebreak_assignment_ids
+from annotator.adjudication.store import tiebreak_assignment_ids
 from annotator.annotate.assignment import AssignmentError, annotator_pool
+from annotator.annotate.modes import project_mode
 from annotator.evaluation import recall as recall_stats
 from annotator.evaluation.sampling import Candidate, stratified_sample
 from annotator.models import Assignment, Document, EvalQAItem, EvalRecallPair, Project, Rating
+from annotator.study import audit
 from annotator.study.projects import add_member, project_schema
 
 
@@ -55,14 +56,21 @@ def draw_sample(session: Session, project: Project, per_model: int, seed: int = 
 
 
 def documents_to_rate(session: Session, project: Project) -> dict[int, int]:
-    """document id -> number of items to rate there (sampled QAs or candidate pairs)."""
-    if project.schema_name == "qa-recall":
-        rows = session.scalars(select(EvalRecallPair.document_id).where(
-            EvalRecallPair.project_id == project.id, EvalRecallPair.candidate.is_(True)))
-    else:
-        rows = session.scalars(select(EvalQAItem.document_id).where(
-            EvalQAItem.project_id == project.id, EvalQAItem.sampled.is_(True)))
-    return dict(Counter(rows))
+    """document id -> number of items to rate there, as the project's mode counts them."""
+    count = project_mode(project).hook("rated_documents")
+    return count(session, project) if count is not None else {}
+
+
+def documents_with_sampled_items(session: Session, project: Project) -> dict[int, int]:
+    """qa-quality: the QA pairs drawn into the rating sample."""
+    return dict(Counter(session.scalars(select(EvalQAItem.document_id).where(
+        EvalQAItem.project_id == project.id, EvalQAItem.sampled.is_(True)))))
+
+
+def documents_with_candidate_pairs(session: Session, project: Project) -> dict[int, int]:
+    """qa-recall: the (reference, model) pairs mined as candidates."""
+    return dict(Counter(session.scalars(select(EvalRecallPair.document_id).where(
+        EvalRecallPair.project_id == project.id, EvalRecallPair.candidate.is_(True)))))
 
 
 def assign_items(session: Session, project: Project, usernames: list[str] | None = None,

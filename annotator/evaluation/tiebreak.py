@@ -8,7 +8,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotator.adjudication.ratings import rating_items, route_to_third
-from annotator.adjudication.source import is_ready, original_assignments
+from annotator.adjudication.store import is_ready, original_assignments
+from annotator.core.keys import rating_key
 from annotator.models import Document, Project, TieBreakRequest
 
 
@@ -31,7 +32,7 @@ def route_disagreements(session: Session, project: Project, user, username: str 
         document = session.get(Document, doc_id)
         if not keys or not is_ready(original_assignments(session, document)):
             continue
-        asked = {f"{r.level}|{r.item}|{r.field}" for r in session.scalars(
+        asked = {rating_key(r.level, r.item, r.field) for r in session.scalars(
             select(TieBreakRequest).where(TieBreakRequest.document_id == doc_id))}
         keys = [k for k in keys if k not in asked]
         if keys:

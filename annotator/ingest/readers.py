@@ -21,6 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from annotator.core import strict_json
+from annotator.core.limits import current_limits
+
 FORMATS = ("jsonl", "json", "csv")
 RESERVED = {"id", "source", "target", "sentences", "meta", "source_sentences", "target_sentences"}
 MAX_ID_LENGTH = 200
@@ -121,22 +124,37 @@ def _decode(raw: bytes, name: str) -> str:
 
 def json_lines_rows(text: str, name: str, problems: list[Problem]) -> list[tuple[int, Any]]:
     """One JSON value per non-empty line, with its line number; bad lines go to
-    ``problems`` so every one of them is reported."""
+    ``problems`` so every one of them is reported.
+
+    Lines end at "\n" (and an optional "\r") only: JSON strings may hold U+2028, U+0085
+    and other characters that ``str.splitlines`` would wrongly split on."""
     rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line[:-1] if line.endswith("\r") else line
         if not line.strip():
             continue
         try:
-            rows.append((number, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(name, number, None,
-                                    f"not valid JSON ({exc.msg} at column {exc.colno})"))
+            value = strict_json.loads(line)
+        except strict_json.StrictJSONError as exc:
+            problems.append(Problem(name, number, None, str(exc)))
+            continue
+        if _strict_problem(value, name, number, problems):
+            rows.append((number, value))
     return rows
+
+
+def _strict_problem(value: Any, name: str, line: int, problems: list[Problem]) -> bool:
+    """True if ``value`` is acceptable; else its problem (NUL, lone surrogate, NaN, deep
+    nesting) goes to ``problems`` with the field that holds it."""
+    found = strict_json.value_problem(value)
+    if found is None:
+        return True
+    problems.append(Problem(name, line, found[0], found[1]))
+    return False
 
 
 def json_array_rows(text: str, name: str) -> list[tuple[int, Any]]:
     """A JSON array of records; each record's line is where its object starts."""
-    decoder = json.JSONDecoder()
     position = _skip_space(text, 0)
     if position >= len(text) or text[position] != "[":
         raise IngestError([Problem(name, _line_of(text, position), None,
@@ -145,9 +163,14 @@ def json_array_rows(text: str, name: str) -> list[tuple[int, Any]]:
     position = _skip_space(text, position + 1)
     while position < len(text) and text[position] != "]":
         try:
-            value, end = decoder.raw_decode(text, position)
+            value, end = strict_json.raw_decode(text, position)
         except json.JSONDecodeError as exc:
             raise IngestError([Problem(name, exc.lineno, None, f"not valid JSON ({exc.msg})")])
+        except strict_json.StrictJSONError as exc:
+            raise IngestError([Problem(name, _line_of(text, position), None, str(exc))])
+        problems: list[Problem] = []
+        if not _strict_problem(value, name, _line_of(text, position), problems):
+            raise IngestError(problems)
         rows.append((_line_of(text, position), value))
         position = _skip_space(text, end)
         if position < len(text) and text[position] == ",":
@@ -231,11 +254,16 @@ def _validate_row(row: Any, line: int, name: str, problems: list[Problem]):
         bad("id", "must not be empty")
     elif len(str(external_id)) > MAX_ID_LENGTH:
         bad("id", f"longer than {MAX_ID_LENGTH} characters")
+    elif "\x00" in str(external_id):
+        bad("id", "contains a NUL character")
     meta = row.get("meta", {})
     if not isinstance(meta, dict):
         bad("meta", "must be an object")
         meta = {}
     meta = {**{k: v for k, v in row.items() if k not in RESERVED}, **meta}
+    found = strict_json.value_problem(meta, "meta")
+    if found:  # CSV cells reach here without the JSON readers' check
+        bad(*found)
 
     if "sentences" in row:
         source, target, pairs, src_sents, tgt_sents = _sentence_list(row, bad)
@@ -265,6 +293,9 @@ def _text(row: dict, key: str, bad) -> str:
         bad(key, "must not be empty")
     elif "\x00" in value:
         bad(key, "contains a NUL character")
+    elif len(value) > current_limits().max_text_chars:
+        bad(key, f"{len(value):,} characters, more than the limit of "
+                 f"{current_limits().max_text_chars:,} (ANNOTATOR_MAX_TEXT_CHARS)")
     else:
         return value
     return ""

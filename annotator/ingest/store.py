@@ -6,13 +6,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from annotator.study import audit
 from annotator.align.text import split_sentences
 from annotator.ingest.readers import DocumentRecord, IngestError, Problem, read_documents
 from annotator.models import Assignment, Document, Edit, Project, Rating
+from annotator.study import audit
+
+# Documents per transaction when importing in batches: small enough that a save waiting
+# for the write lock waits a fraction of a second, large enough to keep imports fast.
+BATCH_SIZE = 1000
 
 
 @dataclass
@@ -30,12 +34,18 @@ def import_file(
     update: bool = False,
     user_id: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    in_batches: bool = False,
 ) -> ImportResult:
     """Read, validate and store a file. Raises IngestError (and writes nothing) on any
-    problem; the caller's transaction is left for the caller to commit."""
+    problem; the caller's transaction is left for the caller to commit.
+
+    ``in_batches`` (new documents only, used by ``annotator import``): after validation,
+    documents are written and committed :data:`BATCH_SIZE` at a time, so the database is
+    never held for the whole import and annotators' saves go through meanwhile; if any
+    batch fails, the documents already written by this import are deleted again."""
     records = read_documents(path, fmt)
     result = store_documents(session, project, records, str(path), update=update,
-                             progress=progress)
+                             progress=progress, in_batches=in_batches and not update)
     audit.record(
         session, "documents.imported", user_id=user_id, project_id=project.id,
         object_type="project", object_id=project.id, file=path.name,
@@ -52,6 +62,7 @@ def store_documents(
     *,
     update: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    in_batches: bool = False,
 ) -> ImportResult:
     existing = _existing(session, project, [r.external_id for r in records])
     annotated = _annotated(session, [d.id for d in existing.values()]) if update else set()
@@ -76,36 +87,66 @@ def store_documents(
         select(func.max(Document.position)).where(Document.project_id == project.id)
     ) or 0) + 1
     created = updated = 0
-    for done, record in enumerate(records, start=1):
-        source_sents = record.source_sentences or split_sentences(record.source)
-        target_sents = record.target_sentences or split_sentences(record.target)
-        values = dict(
-            source=record.source,
-            target=record.target,
-            meta=record.meta,
-            source_sentences=[list(s) for s in source_sents],
-            target_sentences=[list(s) for s in target_sents],
-            sentence_pairs=[list(p) for p in record.sentence_pairs]
-            if record.sentence_pairs else None,
-        )
-        doc = existing.get(record.external_id)
-        if doc is None:
-            session.add(Document(project_id=project.id, external_id=record.external_id,
-                                 position=next_position, **values))
-            next_position += 1
-            created += 1
-        else:
-            for key, value in values.items():
-                setattr(doc, key, value)
-            doc.suggestions.clear()  # pre-highlights of the old text no longer apply
-            doc.prehighlighted_at = None
-            updated += 1
-        if done % 1000 == 0:
-            session.flush()
-        if progress is not None:
-            progress(done, len(records))
-    session.flush()
+    batch: list[Document] = []
+    committed: list[int] = []  # ids written by earlier batches, deleted again on failure
+    try:
+        for done, record in enumerate(records, start=1):
+            doc = _store_one(session, project, existing.get(record.external_id), record,
+                             next_position + created)
+            if doc is None:
+                updated += 1
+            else:
+                batch.append(doc)
+                created += 1
+            if done % BATCH_SIZE == 0:
+                session.flush()
+                if in_batches:
+                    session.commit()
+                    committed.extend(d.id for d in batch)
+                    batch.clear()
+            if progress is not None:
+                progress(done, len(records))
+        session.flush()
+    except BaseException:
+        if in_batches and committed:
+            _undo(session, committed)
+        raise
     return ImportResult(created=created, updated=updated)
+
+
+def _undo(session: Session, document_ids: list[int]) -> None:
+    """Delete what the failed import committed, in batches (the all-or-nothing promise)."""
+    session.rollback()
+    for start in range(0, len(document_ids), BATCH_SIZE):
+        session.execute(delete(Document).where(
+            Document.id.in_(document_ids[start:start + BATCH_SIZE])))
+        session.commit()
+
+
+def _store_one(session: Session, project: Project, doc: Document | None,
+               record: DocumentRecord, position: int) -> Document | None:
+    """Add the record as a new document (returned) or replace ``doc``'s texts (None)."""
+    source_sents = record.source_sentences or split_sentences(record.source)
+    target_sents = record.target_sentences or split_sentences(record.target)
+    values = dict(
+        source=record.source,
+        target=record.target,
+        meta=record.meta,
+        source_sentences=[list(s) for s in source_sents],
+        target_sentences=[list(s) for s in target_sents],
+        sentence_pairs=[list(p) for p in record.sentence_pairs]
+        if record.sentence_pairs else None,
+    )
+    if doc is None:
+        doc = Document(project_id=project.id, external_id=record.external_id,
+                       position=position, **values)
+        session.add(doc)
+        return doc
+    for key, value in values.items():
+        setattr(doc, key, value)
+    doc.suggestions.clear()  # pre-highlights of the old text no longer apply
+    doc.prehighlighted_at = None
+    return None
 
 
 def _existing(session: Session, project: Project, ids: list[str]) -> dict[str, Document]:

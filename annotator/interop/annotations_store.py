@@ -5,8 +5,13 @@ that already exist, annotators who already have work on a document) before the f
 added; any problem raises :class:`~annotator.ingest.IngestError` and nothing is written.
 For each record the store creates the document if the project does not hold it yet, the
 user if nobody has that name (an annotator who cannot log in: inactive, random password),
-the annotator's assignment (status and seconds spent), the edits with every span and their
-fields, and the ratings.
+the annotator's assignment (status, seconds spent, what the record carried beyond its
+edits in ``Assignment.meta``), the edits with every span in the file's order, their fields,
+their own ids/keys (``Edit.meta``) and constituents (``Edit.parent_id``), and the ratings.
+
+Work the file calls done but whose required values are missing (the same check as "mark
+document done" in the annotation page) is stored as in progress with a warning, unless the
+file says done and the import accepts incomplete work (``--accept-incomplete``).
 """
 
 from __future__ import annotations
@@ -17,29 +22,44 @@ from datetime import datetime, timezone
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from annotator.study import audit
-from annotator.study.accounts import create_user
+from annotator.annotate.store import missing_for_done
+from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.ingest.readers import DocumentRecord, IngestError, Problem
 from annotator.ingest.store import store_documents
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, ImportReport, RatingIn, SpanIn, check_records,
+    AnnotationRecord,
+    EditIn,
+    ImportOptions,
+    ImportReport,
+    RatingIn,
+    SpanIn,
+    check_records,
 )
 from annotator.models import Assignment, Document, Edit, Project, Rating, Span, User
+from annotator.study import audit
+from annotator.study.accounts import create_user
 from annotator.study.projects import add_member, project_schema
 
 
 def store_annotations(session: Session, project: Project, records: list[AnnotationRecord],
                       file_name: str, *, fmt: str, report: ImportReport | None = None,
-                      user_id: int | None = None) -> ImportReport:
+                      user_id: int | None = None,
+                      options: ImportOptions | None = None,
+                      replace: bool = False) -> ImportReport:
+    """``replace``: an annotator's earlier work on a document is replaced by the file's (a
+    pull that follows ongoing work in another tool) instead of refused."""
     report = report or ImportReport()
+    options = options or ImportOptions()
     schema = project_schema(project)
     documents = {d.external_id: d for d in session.scalars(
         select(Document).where(Document.project_id == project.id))}
     texts = {k: (d.source, d.target) for k, d in documents.items()}
-    problems = check_records(records, schema, file_name, texts)
+    _match_by_texts(records, texts)
+    problems = check_records(records, schema, file_name, texts, options, report)
     if not records and not problems:
         problems.append(Problem(file_name, None, None, "the file holds no annotations"))
-    problems += _already_annotated(session, project, records, documents, file_name)
+    if not replace:
+        problems += _already_annotated(session, project, records, documents, file_name)
     if problems:
         raise IngestError(sorted(problems, key=lambda p: p.line or 0))
 
@@ -55,22 +75,65 @@ def store_annotations(session: Session, project: Project, records: list[Annotati
         documents = {d.external_id: d for d in session.scalars(
             select(Document).where(Document.project_id == project.id))}
 
+    documents_only = [r for r in records if r.document_only]
+    if documents_only:
+        report.notes.append(f"{len(documents_only)} task(s) without annotations: imported "
+                            "as documents only")
+    records = [r for r in records if not r.document_only]
     users = {}
     for r in records:
         if r.annotator not in users:
             users[r.annotator] = _user(session, project, r.annotator, report)
     for r in records:
-        _store_one(session, documents[r.document_id], users[r.annotator], r)
+        assignment = _store_one(session, documents[r.document_id], users[r.annotator], r,
+                                replace)
         report.records += 1
-        report.edits += len(r.edits)
+        report.edits += _count(r.edits)
         report.ratings += len(r.ratings)
+        session.flush()
+        _settle_status(assignment, r, schema, options, report)
     session.flush()
     audit.record(session, "annotations.imported", user_id=user_id, project_id=project.id,
                  object_type="project", object_id=project.id, file=file_name, format=fmt,
                  records=report.records, edits=report.edits, ratings=report.ratings,
                  users_created=report.users_created, notes=report.notes,
-                 invalid=report.invalid)
+                 invalid=report.invalid, ignored=report.ignored, clipped=report.clipped,
+                 incomplete=report.incomplete)
     return report
+
+
+def _count(edits: list[EditIn]) -> int:
+    return sum(1 + _count(e.constituents) for e in edits)
+
+
+def _match_by_texts(records: list[AnnotationRecord], texts: dict[str, tuple[str, str]]):
+    """A record keyed by its texts (no id in the file) joins the project's document with the
+    same two texts, whatever that document's id."""
+    by_texts = {pair: doc_id for doc_id, pair in texts.items()}
+    for r in records:
+        if r.document_id not in texts and r.source is not None:
+            r.document_id = by_texts.get((r.source, r.target), r.document_id)
+
+
+def _settle_status(assignment: Assignment, r: AnnotationRecord, schema, options, report):
+    """Done only if complete, or if the file says done and incomplete work is accepted."""
+    if assignment.status != "done":
+        return
+    missing = missing_for_done(assignment, schema)
+    if not missing:
+        return
+    what = "; ".join(m["message"] for m in missing[:5]) + (
+        f"; and {len(missing) - 5} more" if len(missing) > 5 else "")
+    where = f"{r.file}:{r.line}" if r.file else f"line {r.line}"
+    if options.accept_incomplete and r.says_done:
+        report.incomplete.append(f"{where}: {r.annotator} on {r.document_id}: kept as done "
+                                 f"(--accept-incomplete) although {what}")
+        return
+    assignment.status, assignment.completed_at = "in_progress", None
+    hint = "" if r.says_done or not options.accept_incomplete else (
+        " (the file does not say done)")
+    report.incomplete.append(f"{where}: {r.annotator} on {r.document_id}: imported as in "
+                             f"progress{hint}: {what}")
 
 
 def _already_annotated(session, project, records, documents, file_name) -> list[Problem]:
@@ -101,28 +164,54 @@ def _user(session: Session, project: Project, username: str, report: ImportRepor
     return user
 
 
-def _store_one(session: Session, document: Document, user: User, r: AnnotationRecord) -> None:
+def _store_one(session: Session, document: Document, user: User,
+               r: AnnotationRecord, replace: bool = False) -> Assignment:
     assignment = session.scalar(select(Assignment).where(
         Assignment.document_id == document.id, Assignment.user_id == user.id))
     if assignment is None:
         assignment = Assignment(document_id=document.id, user_id=user.id)
         session.add(assignment)
+    elif replace:
+        # Children (constituents) first: they point at their composite edit.
+        for old in sorted(assignment.edits, key=lambda e: e.parent_id is None):
+            session.delete(old)
+        for old in assignment.ratings:
+            session.delete(old)
+        session.flush()
+        session.expire(assignment, ["edits", "ratings"])
     now = datetime.now(timezone.utc)
     assignment.status = r.status
     assignment.seconds_spent = float(r.seconds_spent or 0.0)
     assignment.started_at = assignment.started_at or now
     assignment.completed_at = now if r.status == "done" else None
+    meta = dict(r.assignment_meta or {})
+    if r.seconds_spent is None:
+        meta["seconds_unknown"] = True  # the file gave no time: not the same as zero
+    if meta:
+        assignment.meta = {**(assignment.meta or {}), **meta}
     for e in r.edits:
-        spans, seen = [], set()
-        for s in e.spans:
-            if (s.side, s.start, s.end) not in seen:
-                seen.add((s.side, s.start, s.end))
-                spans.append(Span(side=s.side, start=s.start, end=s.end))
-        session.add(Edit(assignment=assignment, edit_type=e.edit_type, fields=e.fields,
-                         spans=spans))
+        _store_edit(session, assignment, e, None)
     for g in r.ratings:
         session.add(Rating(assignment=assignment, level=g.level, item=g.item, field=g.field,
                            value=None if g.value == "" else g.value, rationale=g.rationale))
+    return assignment
+
+
+def _store_edit(session: Session, assignment: Assignment, e: EditIn, parent: Edit | None):
+    spans, seen = [], set()
+    for s in e.spans:  # in the file's order: the first span is the first one marked
+        if (s.side, s.start, s.end) not in seen:
+            seen.add((s.side, s.start, s.end))
+            spans.append(Span(side=s.side, start=s.start, end=s.end))
+    edit = Edit(assignment=assignment, edit_type=e.edit_type, fields=e.fields, spans=spans,
+                meta=dict(e.meta or {}))
+    if parent is not None:
+        edit.parent_id = parent.id
+    session.add(edit)
+    if e.constituents:
+        session.flush()  # the composite's id, for its constituents' parent_id
+        for c in e.constituents:
+            _store_edit(session, assignment, c, edit)
 
 
 def project_records(session: Session, project: Project) -> list[AnnotationRecord]:
@@ -143,13 +232,32 @@ def project_records(session: Session, project: Project) -> list[AnnotationRecord
         records.append(AnnotationRecord(
             document_id=doc.external_id, annotator=a.user.username, line=0,
             source=doc.source, target=doc.target, meta=dict(doc.meta or {}),
-            edits=[EditIn(e.edit_type, dict(e.fields or {}),
-                          [SpanIn(s.side, s.start, s.end)
-                           for s in sorted(e.spans, key=lambda s: (s.side, s.start, s.end))])
-                   for e in a.edits],
-            ratings=[RatingIn(g.level, g.item, g.field, g.value, g.rationale) for g in a.ratings],
-            seconds_spent=round(a.seconds_spent or 0.0, 3), status=a.status))
+            edits=edit_tree(a.edits),
+            ratings=[_rating_in(rating_to_dict(g)) for g in a.ratings],
+            seconds_spent=round(a.seconds_spent or 0.0, 3), status=a.status,
+            assignment_meta=dict(a.meta or {})))
     return records
+
+
+def edit_tree(edits: list[Edit]) -> list[EditIn]:
+    """An assignment's edits as records: top-level edits in the order they were made, each
+    composite edit holding its constituents; spans in the order they were marked."""
+    children: dict[int, list[Edit]] = {}
+    for e in edits:
+        if e.parent_id is not None:
+            children.setdefault(e.parent_id, []).append(e)
+
+    def one(e: Edit) -> EditIn:
+        data = edit_to_dict(e)
+        return EditIn(data["edit_type"], data["fields"], [SpanIn(**s) for s in data["spans"]],
+                      meta=data["meta"], constituents=[one(c) for c in children.get(e.id, [])])
+
+    return [one(e) for e in edits if e.parent_id is None]
+
+
+def _rating_in(rating: dict) -> RatingIn:
+    return RatingIn(rating["level"], rating["item"], rating["field"], rating["value"],
+                    rating["rationale"])
 
 
 def project_documents(session: Session, project: Project) -> list[Document]:

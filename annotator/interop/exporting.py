@@ -16,11 +16,13 @@ from sqlalchemy.orm import Session
 
 from annotator.interop.annotations_store import project_documents, project_records
 from annotator.models import Document, Project, Suggestion
+from annotator.safe_paths import child_path
 from annotator.study.projects import project_schema
 
-EXPORT_FORMATS = ("thresh", "labelstudio", "jsonl", "csv", "infolossqa")
+EXPORT_FORMATS = ("thresh", "labelstudio", "labelstudio-min", "jsonl", "csv", "infolossqa")
 # Where each format goes by default, under the exports folder: a folder or a file name.
 DEFAULT_NAMES = {"thresh": "{p}-thresh", "labelstudio": "{p}-labelstudio.json",
+                 "labelstudio-min": "{p}-labelstudio-min",
                  "jsonl": "{p}-annotations.jsonl", "csv": "{p}-annotations.csv",
                  "infolossqa": "{p}-infolossqa"}
 
@@ -43,16 +45,27 @@ def export_project(session: Session, project: Project, fmt: str, out: Path) -> E
     records = project_records(session, project)
     result = ExportResult(records=len(records))
     if fmt == "thresh":
-        from annotator.interop.thresh import to_thresh
+        from annotator.interop.thresh_export import to_thresh
 
-        for annotator, rows in to_thresh(records).items():
-            result.written.append(_dump(out / f"{annotator}.json", rows))
+        for annotator, rows in to_thresh(records, schema).items():
+            result.written.append(_dump(child_path(out, annotator, suffix=".json"), rows))
     elif fmt == "labelstudio":
         from annotator.interop.labelstudio_tasks import to_tasks
 
         tasks, result.notes = to_tasks(schema, project_documents(session, project), records,
                                        project_suggestions(session, project))
         result.written.append(_dump(out, tasks))
+    elif fmt == "labelstudio-min":
+        from annotator.interop.labelstudio_tasks import to_min_rows
+
+        # One file per annotator, as a per-rater Label Studio project exports it.
+        documents = project_documents(session, project)
+        by_annotator: dict[str, list] = {}
+        for r in records:
+            by_annotator.setdefault(r.annotator, []).append(r)
+        for annotator, rows in by_annotator.items():
+            result.written.append(_dump(out / f"{annotator}.json",
+                                        to_min_rows(schema, documents, rows)))
     elif fmt == "infolossqa":
         from annotator.interop.infolossqa import to_infolossqa
 

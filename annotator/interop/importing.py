@@ -14,8 +14,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotator.interop.annotations_store import store_annotations
-from annotator.interop.records import ImportReport
-from annotator.models import Document, Project
+from annotator.interop.records import ImportOptions, ImportReport
+from annotator.models import Document, Project, User
 from annotator.study.projects import project_schema
 
 ANNOTATION_FORMATS = ("thresh", "labelstudio", "labelstudio-min", "infolossqa",
@@ -24,28 +24,42 @@ ANNOTATION_FORMATS = ("thresh", "labelstudio", "labelstudio-min", "infolossqa",
 
 def import_annotations(session: Session, project: Project, path: Path, fmt: str, *,
                        annotator: str | None = None, category_map: dict[str, str] | None = None,
-                       user_id: int | None = None) -> ImportReport:
+                       user_id: int | None = None,
+                       options: ImportOptions | None = None, item_key: tuple[str, ...] = (),
+                       annotator_map: dict[str, str] | None = None,
+                       replace: bool = False) -> ImportReport:
     """Read ``path`` in ``fmt`` and store it; raises IngestError and writes nothing on any
-    problem. The caller commits."""
+    problem. The caller commits. ``item_key`` and ``annotator_map``: Label Studio (see
+    :mod:`annotator.interop.labelstudio`); ``replace``: see ``store_annotations``."""
     schema = project_schema(project)
     settings = dict(project.settings or {})
     report = ImportReport()
+    options = options or ImportOptions()
     if fmt == "thresh":
         from annotator.interop.thresh import read_thresh
 
         records = read_thresh(path, schema, annotator=annotator, settings=settings,
-                              overrides=category_map, notes=report.notes)
+                              overrides=category_map, notes=report.notes, options=options,
+                              ignored=report.ignored)
     elif fmt in ("labelstudio", "labelstudio-min"):
         from annotator.interop.labelstudio import read_labelstudio
 
         records = read_labelstudio(path, schema, minimal=fmt == "labelstudio-min",
-                                   annotator=annotator, notes=report.notes)
+                                   annotator=annotator, notes=report.notes,
+                                   item_key=item_key, annotator_map=annotator_map,
+                                   options=options, ignored=report.ignored)
+        # Label Studio names people by e-mail: work of a known account lands on it.
+        by_email = dict(session.execute(select(User.email, User.username).where(
+            User.email.is_not(None))).all())
+        for r in records:
+            r.annotator = by_email.get(r.annotator, r.annotator)
     elif fmt == "infolossqa":
         from annotator.interop.infolossqa import read_infolossqa
 
         known = {d.external_id: (d.source, d.target) for d in session.scalars(
             select(Document).where(Document.project_id == project.id))}
-        records, report.invalid = read_infolossqa(path, schema, known, annotator=annotator)
+        records, report.invalid = read_infolossqa(path, schema, known, annotator=annotator,
+                                                  options=options, ignored=report.ignored)
         for item in report.invalid:
             report.notes.append(f"{item['file']}:{item['line']}: field '{item['field']}': "
                                 f"invalid QA pair, not stored: {item['reason']}")
@@ -60,4 +74,4 @@ def import_annotations(session: Session, project: Project, path: Path, fmt: str,
     else:
         raise ValueError(f"unknown annotation format {fmt!r}")
     return store_annotations(session, project, records, str(path), fmt=fmt, report=report,
-                             user_id=user_id)
+                             user_id=user_id, options=options, replace=replace)

@@ -22,16 +22,31 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from annotator.core.spans import span_problem
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, SpanIn, load_json_array, record_id, record_owner, span_pairs,
+    AnnotationRecord,
+    EditIn,
+    ImportOptions,
+    SpanIn,
+    drop_ignored,
+    got,
+    load_json_array,
+    record_id,
+    record_owner,
+    span_pairs,
 )
 from annotator.schemas import Schema
 
-CATEGORY_OF_EDIT_TYPE = {"deletion": "omission", "oversimplification": "concept"}
-EDIT_TYPE_OF_CATEGORY = {v: k for k, v in CATEGORY_OF_EDIT_TYPE.items()}
+# InfoLossQA's own category names -> our edit types: the one place this map is written
+# (Thresh import, the InfoLossQA format and the evaluation's QA import use it).
+EDIT_TYPE_OF_CATEGORY = {"omission": "deletion", "concept": "oversimplification"}
+CATEGORY_OF_EDIT_TYPE = {v: k for k, v in EDIT_TYPE_OF_CATEGORY.items()}
 QA_KEYS = {"id", "document_id", "annotator", "category", "input_idx", "output_idx",
            "evidence", "rationale"}
+# A QA pair's own id and snippets are kept in Edit.meta["infolossqa"] and written back.
+KEPT_KEYS = ("id", "evidence", "rationale")
+DOCUMENT_KEYS = ("id", "source", "target", "meta")
 
 
 def to_infolossqa(documents, records: list[AnnotationRecord]) -> tuple[list[dict], list[dict]]:
@@ -40,13 +55,16 @@ def to_infolossqa(documents, records: list[AnnotationRecord]) -> tuple[list[dict
     questions = []
     for r in records:
         for k, e in enumerate(r.edits, start=1):
-            qa = {"id": f"{r.document_id}/{r.annotator}/{k}", "document_id": r.document_id,
+            kept = (e.meta or {}).get("infolossqa") or {}
+            qa = {"id": kept.get("id", f"{r.document_id}/{r.annotator}/{k}"),
+                  "document_id": r.document_id,
                   "annotator": r.annotator,
                   "category": CATEGORY_OF_EDIT_TYPE.get(e.edit_type, e.edit_type),
                   "question": e.fields.get("question"), "answer": e.fields.get("answer"),
                   "input_idx": [[s.start, s.end] for s in e.spans if s.side == "source"],
                   "output_idx": [[s.start, s.end] for s in e.spans if s.side == "target"]}
             qa.update({k2: v for k2, v in e.fields.items() if k2 not in qa})
+            qa.update({k2: kept[k2] for k2 in ("evidence", "rationale") if k2 in kept})
             questions.append(qa)
     return docs, questions
 
@@ -64,9 +82,16 @@ def infolossqa_paths(path: Path) -> tuple[Path | None, Path]:
 
 
 def read_infolossqa(path: Path, schema: Schema, known: dict[str, tuple[str, str]], *,
-                    annotator: str | None = None
+                    annotator: str | None = None, options: ImportOptions | None = None,
+                    ignored: dict[str, int] | None = None
                     ) -> tuple[list[AnnotationRecord], list[dict[str, Any]]]:
-    """Parse the pair of files; returns (records, invalid QA pairs with reasons)."""
+    """Parse the pair of files; returns (records, invalid QA pairs with reasons).
+
+    Every key is stored or refused: a QA pair's other keys are fields of its edit type
+    (refused when the schema has no such field), its id and snippets go to Edit.meta; a
+    document's keys beyond id, source, target and meta join its metadata."""
+    options = options or ImportOptions()
+    ignored = ignored if ignored is not None else {}
     documents_path, questions_path = infolossqa_paths(path)
     problems: list[Problem] = []
     texts: dict[str, tuple[str, str, dict, int]] = {}
@@ -74,23 +99,31 @@ def read_infolossqa(path: Path, schema: Schema, known: dict[str, tuple[str, str]
         name = str(documents_path)
         for line, row in load_json_array(documents_path):
             if not isinstance(row, dict):
-                problems.append(Problem(name, line, None, "expected a document object"))
+                problems.append(Problem(name, line, None, "expected a document object"
+                                        + got(row)))
                 continue
+            drop_ignored(row, options.ignore, ignored)
             doc_id = record_id(row, "id", name, line, problems)
             pair = [row.get(k) for k in ("source", "target")]
             for key, value in zip(("source", "target"), pair):
                 if not isinstance(value, str) or not value.strip():
-                    problems.append(Problem(name, line, key, "required: a non-empty string"))
+                    problems.append(Problem(name, line, key, "required: a non-empty string"
+                                            + got(value)))
+            meta = row.get("meta", {})
+            if not isinstance(meta, dict):
+                problems.append(Problem(name, line, "meta", "must be an object" + got(meta)))
+                continue
             if doc_id is not None and all(isinstance(v, str) and v.strip() for v in pair):
-                meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
-                texts[doc_id] = (pair[0], pair[1], meta, line)
+                extra = {k: v for k, v in row.items() if k not in DOCUMENT_KEYS}
+                texts[doc_id] = (pair[0], pair[1], {**extra, **meta}, line)
     name = str(questions_path)
     records: dict[tuple[str, str], AnnotationRecord] = {}
     invalid: list[dict[str, Any]] = []
     for line, row in load_json_array(questions_path):
         if not isinstance(row, dict):
-            problems.append(Problem(name, line, None, "expected a question object"))
+            problems.append(Problem(name, line, None, "expected a question object" + got(row)))
             continue
+        drop_ignored(row, options.ignore, ignored)
         before = len(problems)
         doc_id = record_id(row, "document_id", name, line, problems)
         who = record_owner(row, ("annotator",), annotator, name, line, problems,
@@ -98,9 +131,9 @@ def read_infolossqa(path: Path, schema: Schema, known: dict[str, tuple[str, str]
         category = row.get("category")
         edit_type = EDIT_TYPE_OF_CATEGORY.get(category, category)
         if not isinstance(category, str) or schema.edit_type(edit_type) is None:
-            problems.append(Problem(name, line, "category", f"unknown category {category!r}; "
-                                    "use omission, concept or an edit type of schema "
-                                    f"{schema.name!r}"))
+            problems.append(Problem(name, line, "category", "unknown category; use omission, "
+                                    f"concept or an edit type of schema {schema.name!r}"
+                                    + got(category)))
         spans = (span_pairs(row.get("input_idx"), "source", "input_idx", name, line, problems)
                  + span_pairs(row.get("output_idx"), "target", "output_idx", name, line,
                               problems))
@@ -122,7 +155,9 @@ def read_infolossqa(path: Path, schema: Schema, known: dict[str, tuple[str, str]
         fields = {k: v for k, v in row.items() if k not in QA_KEYS and v is not None}
         record = records.setdefault((doc_id, who), AnnotationRecord(
             doc_id, who, line, source, target, meta, file=name))
-        record.edits.append(EditIn(edit_type, fields, spans, ""))
+        kept = {k: row[k] for k in KEPT_KEYS if k in row}
+        record.edits.append(EditIn(edit_type, fields, spans, "",
+                                   meta={"infolossqa": kept} if kept else {}))
     if problems:
         raise IngestError(sorted(problems, key=lambda p: (p.file, p.line or 0)))
     return list(records.values()), invalid
@@ -130,9 +165,9 @@ def read_infolossqa(path: Path, schema: Schema, known: dict[str, tuple[str, str]
 
 def _invalid_spans(row: dict, spans: list[SpanIn], texts: dict[str, str]):
     for span in spans:
-        if not 0 <= span.start < span.end <= len(texts[span.side]):
-            return span.where, (f"span [{span.start}, {span.end}] lies outside the "
-                                f"{span.side} text (length {len(texts[span.side])})")
+        problem = span_problem(span.side, span.start, span.end, texts)
+        if problem:
+            return span.where, problem
     for key, side, where in (("evidence", "source", "input_idx"),
                              ("rationale", "target", "output_idx")):
         snippets = row.get(key)

@@ -1,8 +1,23 @@
 """Label Studio exports in (labelstud.io/guide/export.html); tasks out are in
-``labelstudio_tasks``, the labeling config in ``labelstudio_config``.
+``labelstudio_tasks``, where answers sit in ``labelstudio_layout``.
 
-Import reads the full JSON export (``annotations[].result[]``) and the flat JSON-MIN export
-(task data plus one key per control, ``annotator``, ``annotation_id``, ``lead_time``).
+Import reads the full JSON export (``annotations[].result[]``, ``drafts``) and the flat
+JSON-MIN export (task data plus one key per control, ``annotator``, ``annotation_id``,
+``lead_time``). Nothing is dropped: the texts become the document, every other task data key
+its metadata, the annotation's ids and timestamps the assignment's metadata, every control
+an edit or a rating; a key that is none of these is refused.
+
+- **Items**: ``item_key`` (``--item-key edit_id``, or ``reference_id,prediction_id``)
+  names the task data keys that identify an item across per-rater Label Studio projects
+  (task ids differ there); the document id is their values joined by ``/``. Without it:
+  ``document_id``, else the data's ``id``, else the task id.
+- **Raters**: ``annotator_map`` (Label Studio user id -> name, ``--annotator-map``), then
+  ``annotator`` (``--annotator``), then the export's e-mail / username. A bare user id with
+  neither is refused: it names nobody.
+- **Status**: a cancelled (skipped) annotation is ``skipped``; a draft without a submitted
+  annotation is ``in_progress``; else ``done``. ``lead_time`` is the time spent.
+- **Unannotated tasks** (a snapshot taken mid-study) import as documents without work.
+
 JSON-MIN loses which region a per-region answer belongs to, so a per-region value is only
 accepted there when the record has a single region.
 """
@@ -13,38 +28,60 @@ from pathlib import Path
 from typing import Any
 
 from annotator.ingest.readers import IngestError, Problem
-from annotator.interop.labelstudio_config import (
-    choice_to_value, edit_field_controls, labeling_config, parse, rating_controls,
-)
+from annotator.interop.labelstudio_config import choice_to_value
+from annotator.interop.labelstudio_layout import ANNOTATION_KEYS, Layout, layout
 from annotator.interop.labelstudio_tasks import SINGLE_ITEM
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, RatingIn, SpanIn, load_json_array,
+    AnnotationRecord,
+    EditIn,
+    ImportOptions,
+    RatingIn,
+    SpanIn,
+    drop_ignored,
+    load_json_array,
 )
 from annotator.schemas import Schema
 
+# Where each result type keeps its answer (labelstud.io/guide/export#Label-Studio-JSON-format).
+VALUE_KEYS = {"choices": "choices", "textarea": "text", "rating": "rating",
+              "number": "number", "labels": "labels"}
+# Keys of a JSON-MIN region object besides start, end and labels; text is kept when it is
+# not the slice of the text it points at.
+REGION_KEYS = ("start", "end", "text", "labels")
 
-def annotator_name(value: Any, fallback: str | None) -> str | None:
-    """``completed_by`` / ``annotator`` of an export -> a user name."""
-    if isinstance(value, dict):
-        value = value.get("username") or value.get("email") or value.get("id")
-    if isinstance(value, bool) or value in (None, ""):
+
+def annotator_name(value: Any, fallback: str | None,
+                   annotator_map: dict[str, str] | None = None) -> str | None:
+    """``completed_by`` / ``annotator`` of an export -> a user name, or None."""
+    user_id = value.get("id") if isinstance(value, dict) else value
+    if annotator_map and str(user_id) in annotator_map:
+        return annotator_map[str(user_id)]
+    if fallback:
         return fallback
-    if isinstance(value, int):
-        return fallback or f"ls-user-{value}"
-    return str(value).strip() or fallback
+    if isinstance(value, dict):
+        value = value.get("email") or value.get("username")
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    return None
 
 
 def read_labelstudio(path: Path, schema: Schema, *, minimal: bool = False,
-                     annotator: str | None = None,
-                     notes: list[str] | None = None) -> list[AnnotationRecord]:
-    """Parse a Label Studio full JSON (``minimal=False``) or JSON-MIN export."""
-    reader = _Reader(schema, str(path), annotator, notes if notes is not None else [])
+                     annotator: str | None = None, notes: list[str] | None = None,
+                     item_key: tuple[str, ...] = (),
+                     annotator_map: dict[str, str] | None = None,
+                     options: ImportOptions | None = None,
+                     ignored: dict[str, int] | None = None) -> list[AnnotationRecord]:
+    """Parse a Label Studio full JSON (``minimal=False``) or JSON-MIN export.
+    ``options.ignore`` drops key paths of each task or row first (counted in ``ignored``)."""
+    reader = _Reader(schema, str(path), annotator, notes if notes is not None else [],
+                     tuple(item_key), annotator_map or {})
+    options = options or ImportOptions()
+    ignored = ignored if ignored is not None else {}
     records = []
     for line, row in load_json_array(path):
+        drop_ignored(row, options.ignore, ignored)
         if minimal:
-            record = reader.min_record(row, line)
-            if record is not None:
-                records.append(record)
+            records += reader.min_record(row, line)
         else:
             records += reader.full_task(row, line)
     if reader.problems:
@@ -53,78 +90,134 @@ def read_labelstudio(path: Path, schema: Schema, *, minimal: bool = False,
 
 
 class _Reader:
-    def __init__(self, schema: Schema, name: str, annotator: str | None, notes: list[str]):
+    def __init__(self, schema: Schema, name: str, annotator: str | None, notes: list[str],
+                 item_key: tuple[str, ...], annotator_map: dict[str, str]):
         self.schema, self.name, self.annotator, self.notes = schema, name, annotator, notes
-        self.interface = parse(labeling_config(schema))
-        self.controls = {c.name: c for c in self.interface.controls}
-        self.field_of = {(c.name, e): f for (e, f), c in edit_field_controls(schema).items()}
-        self.rating_of = {c.name: key for key, c in rating_controls(schema).items()}
-        self.specs = {c.name: c for c in (*edit_field_controls(schema).values(),
-                                          *rating_controls(schema).values())}
+        self.item_key, self.annotator_map = item_key, annotator_map
+        self.layout: Layout = layout(schema)
         self.problems: list[Problem] = []
 
-    def bad(self, line: int, where: str, message: str) -> None:
+    def bad(self, line: int, where: str | None, message: str) -> None:
         self.problems.append(Problem(self.name, line, where, message))
 
-    def _document(self, data: Any, fallback_id: Any, line: int, where: str):
+    def who(self, value: Any, line: int, where: str) -> str | None:
+        name = annotator_name(value, self.annotator, self.annotator_map)
+        if name is None:
+            self.bad(line, where, f"Label Studio user {value!r} names nobody: pass "
+                     "--annotator-map FILE (user id -> name) or --annotator NAME")
+        return name
+
+    # -- the task data ---------------------------------------------------------------
+    def _document(self, data: Any, fallback_id: Any, line: int, where: str,
+                  skip: set[str] = frozenset()):
+        """(document id, source, target, meta) from the task data, or None."""
         if not isinstance(data, dict):
             self.bad(line, where, "must be an object with the task data")
             return None
-        doc_id = data.get("document_id", data.get("id", fallback_id))
-        if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)) or not str(
-                doc_id).strip():
-            self.bad(line, f"{where}.document_id", "required: the document id")
-            return None
-        texts = [data.get(k) for k in ("source", "target")]
+        keys = next((k for k in self.layout.legacy_text_keys()
+                     if all(isinstance(data.get(v), str) for v in k.values())),
+                    self.layout.text_keys)
+        texts = [data.get(keys[side]) for side in ("source", "target")]
         if not all(isinstance(t, str) and t.strip() for t in texts):
-            self.bad(line, where, "needs 'source' and 'target' texts")
+            self.bad(line, f"{where}.{keys['source']}" if where else keys["source"],
+                     f"needs the texts '{keys['source']}' and '{keys['target']}', got "
+                     f"{texts[0]!r:.40} and {texts[1]!r:.40}")
             return None
-        meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+        if self.item_key:
+            missing = [k for k in self.item_key if data.get(k) in (None, "")]
+            if missing:
+                self.bad(line, f"{where}.{missing[0]}" if where else missing[0],
+                         f"item key {missing[0]!r} (--item-key) is missing")
+                return None
+            doc_id = "/".join(str(data[k]) for k in self.item_key)
+        else:
+            doc_id = data.get("document_id", data.get("id", fallback_id))
+            if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)) or not str(
+                    doc_id).strip():
+                self.bad(line, f"{where}.document_id" if where else "document_id",
+                         "required: the document id (or pass --item-key FIELD)")
+                return None
+        if self.layout.own_config:
+            meta = {k: v for k, v in data.items()
+                    if k not in keys.values() and k not in skip}
+        else:
+            meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
         return str(doc_id).strip(), texts[0], texts[1], meta
 
+    # -- full JSON -------------------------------------------------------------------
     def full_task(self, task: Any, line: int) -> list[AnnotationRecord]:
         if not isinstance(task, dict):
             self.bad(line, None, "expected a task object with data and annotations")
             return []
         doc = self._document(task.get("data"), task.get("id"), line, "data")
-        annotations = task.get("annotations", [])
-        if doc is None or not isinstance(annotations, list):
-            if doc is not None:
-                self.bad(line, "annotations", "must be a list")
+        annotations, drafts = task.get("annotations", []), task.get("drafts", []) or []
+        if doc is None:
             return []
-        records = []
+        if not isinstance(annotations, list) or not isinstance(drafts, list):
+            self.bad(line, "annotations", "annotations and drafts must be lists")
+            return []
+        records, seen = [], set()
         for i, ann in enumerate(annotations):
             where = f"annotations[{i}]"
             if not isinstance(ann, dict) or not isinstance(ann.get("result", []), list):
                 self.bad(line, where, "must be an object with a result list")
                 continue
-            if ann.get("was_cancelled"):
-                self.notes.append(f"{self.name}:{line}: {where}: cancelled annotation skipped")
-                continue
-            who = annotator_name(ann.get("completed_by"), self.annotator)
+            who = self.who(ann.get("completed_by"), line, f"{where}.completed_by")
             if who is None:
-                self.bad(line, f"{where}.completed_by", "no annotator (pass --annotator NAME)")
                 continue
-            edits, ratings = self._results(ann.get("result", []), line, f"{where}.result")
-            records.append(self._record(doc, who, line, edits, ratings, ann.get("lead_time"),
-                                        ann.get("_status"), f"{where}.lead_time"))
+            status = "skipped" if ann.get("was_cancelled") else ann.get("_status", "done")
+            records.append(self._annotation(task, doc, who, line, ann, where, status))
+            seen.add(who)
+        for i, draft in enumerate(drafts):
+            where = f"drafts[{i}]"
+            if not isinstance(draft, dict) or not isinstance(draft.get("result", []), list):
+                self.bad(line, where, "must be an object with a result list")
+                continue
+            who = self.who(draft.get("user", draft.get("completed_by")), line, f"{where}.user")
+            if who is None or who in seen:
+                continue  # a draft on top of a submitted annotation is not the record
+            records.append(self._annotation(task, doc, who, line, draft, where,
+                                            "in_progress"))
+        if not records:
+            records.append(self._document_only(doc, line))
         return records
 
-    def _record(self, doc, who, line, edits, ratings, lead_time, status, where):
+    def _annotation(self, task, doc, who, line, ann, where, status) -> AnnotationRecord:
+        edits, ratings = self._results(ann.get("result", []), line, f"{where}.result", doc)
+        meta = {"task_id": task.get("id"), "annotation_id": ann.get("id"),
+                "created_at": ann.get("created_at"), "updated_at": ann.get("updated_at"),
+                "completed_by": ann.get("completed_by", ann.get("user"))}
+        meta = {"labelstudio": {k: v for k, v in meta.items() if v is not None}}
+        return self._record(doc, who, line, edits, ratings, ann.get("lead_time"), status,
+                            f"{where}.lead_time", meta)
+
+    def _document_only(self, doc, line) -> AnnotationRecord:
+        doc_id, source, target, meta = doc
+        return AnnotationRecord(doc_id, "", line, source, target, meta, file=self.name,
+                                document_only=True)
+
+    def _record(self, doc, who, line, edits, ratings, lead_time, status, where, meta):
         if lead_time is None:
             lead_time = 0.0
         if not isinstance(lead_time, (int, float)) or isinstance(lead_time, bool) \
                 or lead_time < 0:
-            self.bad(line, where, "must be a non-negative number of seconds")
+            self.bad(line, where, f"must be a non-negative number of seconds, got "
+                     f"{lead_time!r}")
             lead_time = 0.0
-        doc_id, source, target, meta = doc
-        return AnnotationRecord(doc_id, who, line, source, target, meta, edits, ratings,
-                                float(lead_time), status if status == "in_progress" else "done",
-                                self.name)
+        if status not in ("done", "in_progress", "skipped"):
+            self.bad(line, where.rsplit(".", 1)[0] + "._status", f"unknown status {status!r}")
+            status = "done"
+        doc_id, source, target, doc_meta = doc
+        # A submitted annotation is the rater saying "done" (--accept-incomplete keeps it so
+        # when required answers are missing).
+        return AnnotationRecord(doc_id, who, line, source, target, doc_meta, edits, ratings,
+                                float(lead_time), status, self.name, assignment_meta=meta,
+                                says_done=status == "done")
 
-    def _results(self, results: list, line: int, where: str):
-        regions: dict[str, tuple[str, SpanIn, str]] = {}  # id -> (label, span, where)
-        values: dict[str, list[tuple[str, Any, str]]] = {}  # region id -> (control, value)
+    def _results(self, results: list, line: int, where: str, doc):
+        texts = {"source": doc[1], "target": doc[2]}
+        regions: dict[str, tuple[str, SpanIn, str, dict]] = {}
+        values: dict[str, list[tuple[str, Any, str]]] = {}  # region id -> answers
         links: list[tuple[str, str]] = []
         ratings = []
         for j, r in enumerate(results):
@@ -135,43 +228,56 @@ class _Reader:
             if r.get("type") == "relation":
                 links.append((str(r.get("from_id")), str(r.get("to_id"))))
                 continue
-            control = self.controls.get(r.get("from_name"))
-            value = r.get("value")
-            if control is None or not isinstance(value, dict):
-                self.bad(line, f"{at}.from_name", f"{r.get('from_name')!r} is not a control "
-                         f"of the labeling config for schema {self.schema.name!r}")
+            name, value = r.get("from_name"), r.get("value")
+            if not isinstance(value, dict) or (name not in self.layout.region_side
+                                               and name not in self.layout.controls):
+                self.bad(line, f"{at}.from_name", f"{name!r} is not a control of the "
+                         f"labeling config for schema {self.schema.name!r}")
                 continue
-            if control.tag == "Labels":
-                span = self._span(control, value, r, line, at)
-                if span is not None:
-                    regions[str(r.get("id", at))] = span
-            elif control.name in self.rating_of:
-                level, field = self.rating_of[control.name]
-                ratings.append(self._rating(control.name, level, field,
-                                            _plain(value), line, at))
+            if name in self.layout.region_side:
+                region = self._span(name, value, line, at, texts)
+                if region is not None:
+                    regions[str(r.get("id", at))] = region
+            elif name in self.layout.task_rating:
+                level, field = self.layout.task_rating[name]
+                ratings.append(RatingIn(level, SINGLE_ITEM[level], field,
+                                        self._convert(name, _answer(r), line, at), None, at))
             else:
                 values.setdefault(str(r.get("id")), []).append(
-                    (control.name, _plain(value), at if "_at" in r else f"{at}.value"))
+                    (name, _answer(r), at if "_at" in r else f"{at}.value"))
         return self._group(regions, values, links, line), ratings
 
-    def _span(self, control, value, r, line, at):
+    def _span(self, control, value, line, at, texts):
         labels = value.get("labels")
         start, end = value.get("start"), value.get("end")
         if not (isinstance(labels, list) and len(labels) == 1):
-            self.bad(line, f"{at}.value.labels", "exactly one label per region")
+            self.bad(line, f"{at}.value.labels" if "[" in at else f"{at}.labels",
+                     f"exactly one label per region, got {labels!r}")
             return None
-        if labels[0] not in control.labels:
-            self.bad(line, f"{at}.value.labels", f"unknown category {labels[0]!r}; "
-                     f"{control.name} offers {', '.join(control.labels)}")
+        offered = self.layout.labels[control]
+        if labels[0] not in offered:
+            self.bad(line, f"{at}.value.labels" if "[" in at and "." in at else
+                     f"{at}.labels", f"unknown category {labels[0]!r}; {control} offers "
+                     f"{', '.join(offered)}")
             return None
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end)):
-            self.bad(line, f"{at}.value", "needs integer start and end offsets")
+            self.bad(line, f"{at}.value", f"needs integer start and end offsets, got "
+                     f"{start!r}, {end!r}")
             return None
-        side = "source" if control.name == "source_labels" else "target"
-        return labels[0], SpanIn(side, start, end, f"{at}.value"), at
+        side = self.layout.region_side[control]
+        edit_type = self.layout.edit_type_of[(control, labels[0])]
+        text = texts[side]
+        # Keep what the region said beyond its offsets when it is not derivable from them.
+        extra = {k: v for k, v in value.items() if k not in REGION_KEYS}
+        if "text" in value and value["text"] != text[start:end]:
+            extra["text"] = value["text"]
+        if control != self.layout.label_of.get((edit_type, side), (control,))[0]:
+            extra["labelstudio_control"] = control
+        where = f"{at}.value" if "[" in at and at.count(".") else at
+        return edit_type, SpanIn(side, start, end, where), at, extra
 
     def _convert(self, control_name: str, value: Any, line: int, at: str) -> Any:
-        spec = self.specs[control_name].spec
+        spec = self.layout.controls[control_name].spec
         if spec.type == "text":
             if isinstance(value, list):
                 return "\n".join(str(v) for v in value)
@@ -187,10 +293,6 @@ class _Reader:
                          + ", ".join(repr(str(o.value)) for o in spec.options) + ")")
             converted.append(v)
         return converted if spec.type == "multichoice" else converted[0]
-
-    def _rating(self, control_name, level, field, value, line, at) -> RatingIn:
-        return RatingIn(level, SINGLE_ITEM[level], field,
-                        self._convert(control_name, value, line, at), None, at)
 
     def _group(self, regions, values, links, line) -> list[EditIn]:
         parent = {rid: rid for rid in regions}
@@ -212,71 +314,86 @@ class _Reader:
                          "which is not a labelled region")
         edits = []
         for ids in groups.values():
-            label, _, at = regions[ids[0]]
-            if any(regions[i][0] != label for i in ids):
+            edit_type, _, at, _ = regions[ids[0]]
+            if any(regions[i][0] != edit_type for i in ids):
                 self.bad(line, at, "linked regions carry different labels")
                 continue
-            fields = {}
+            fields, meta = {}, {}
             for rid in ids:
                 for control_name, value, vat in values.get(rid, []):
-                    field = self.field_of.get((control_name, label))
+                    field = self.layout.region_fields.get(control_name, {}).get(edit_type)
                     if field is None:
-                        self.bad(line, vat, f"{control_name!r} is not a field of {label}")
+                        self.bad(line, vat, f"{control_name!r} is not a field of {edit_type}")
                         continue
                     fields[field] = self._convert(control_name, value, line, vat)
-            edits.append(EditIn(label, fields, [regions[i][1] for i in ids], at))
+            extras = [regions[i][3] for i in ids]
+            if any(extras):
+                meta["labelstudio_regions"] = extras
+            edits.append(EditIn(edit_type, fields, [regions[i][1] for i in ids], at, meta))
         return edits
 
-    def min_record(self, row: Any, line: int) -> AnnotationRecord | None:
+    # -- JSON-MIN --------------------------------------------------------------------
+    def min_record(self, row: Any, line: int) -> list[AnnotationRecord]:
         if not isinstance(row, dict):
-            self.bad(line, None, "expected an object")
-            return None
-        doc = self._document(row, row.get("id"), line, "document_id")
-        who = annotator_name(row.get("annotator"), self.annotator)
+            self.bad(line, None, f"expected an object, got {type(row).__name__}")
+            return []
+        lay = self.layout
+        answer_keys = set(lay.controls) | set(lay.region_side)
+        doc = self._document(row, row.get("id"), line, "",
+                             skip=answer_keys | set(ANNOTATION_KEYS))
+        if doc is None:
+            return []
+        annotated = "annotator" in row or "annotation_id" in row or (self.annotator and any(
+            row.get(k) not in (None, "", []) for k in answer_keys))
+        if not annotated:
+            return [self._document_only(doc, line)]
+        who = self.who(row.get("annotator"), line, "annotator")
         if who is None:
-            self.bad(line, "annotator", "no annotator (pass --annotator NAME)")
-        if doc is None or who is None:
-            return None
+            return []
         results, regions = [], 0
         for key, value in row.items():
-            control = self.controls.get(key)
-            if control is None:
-                continue
-            if control.tag == "Labels":
-                items = value if isinstance(value, list) else [value]
-                for k, item in enumerate(items):
+            if key in lay.region_side:
+                if value is None:
+                    continue
+                if not isinstance(value, list):
+                    self.bad(line, key, f"expected a list of regions, got {value!r:.60}")
+                    continue
+                for k, item in enumerate(value):
                     regions += 1
                     results.append({"id": f"{key}-{k}", "from_name": key, "_at": f"{key}[{k}]",
                                     "value": item if isinstance(item, dict) else {}})
-            else:
+            elif key in lay.controls and value is not None:
                 results.append({"id": None, "from_name": key, "_at": key,
                                 "value": {"min": value}})
         for r in results:
-            if r["from_name"] not in self.rating_of and \
-                    self.controls[r["from_name"]].tag != "Labels":
+            if r["from_name"] in lay.controls and r["from_name"] not in lay.task_rating:
                 if regions != 1:
                     self.bad(line, r["from_name"], "JSON-MIN cannot tell which region this "
                              "answer belongs to; use the full JSON export")
                 r["id"] = next(x["id"] for x in results if x["id"]) if regions else None
-        edits, ratings = self._results(results, line, "")
-        return self._record(doc, who, line, edits, ratings, row.get("lead_time"), None,
-                            "lead_time")
+        edits, ratings = self._results(results, line, "", doc)
+        meta = {k: row[k] for k in ANNOTATION_KEYS if k in row}
+        return [self._record(doc, who, line, edits, ratings, row.get("lead_time"), "done",
+                             "lead_time", {"labelstudio": meta})]
 
 
-def _plain(value: dict) -> Any:
-    """The answer inside a Label Studio result value (or a JSON-MIN cell)."""
+def _answer(result: dict) -> Any:
+    """The answer inside a Label Studio result (or a JSON-MIN cell), read from the key
+    its type uses: a per-region rating's value also carries the region's ``text``."""
+    value = result.get("value", {})
     if "min" in value:
         v = value["min"]
-        if isinstance(v, list) and len(v) == 1 and isinstance(v[0], dict):
-            v = v[0]
         if isinstance(v, dict):
-            return _plain(v)
+            return _answer({"type": "", "value": v})
+        if isinstance(v, list) and len(v) == 1 and isinstance(v[0], dict):
+            return _answer({"type": "", "value": v[0]})
         return v
-    if "text" in value:
-        text = value["text"]
-        return text[0] if isinstance(text, list) and len(text) == 1 else text
-    if "choices" in value:
-        return value["choices"]
-    if "rating" in value:
-        return value["rating"]
-    return None
+    key = VALUE_KEYS.get(result.get("type", ""))
+    if key and key in value:
+        answer = value[key]
+    else:
+        key = next((k for k in ("choices", "rating", "number", "text") if k in value), None)
+        answer = value.get(key) if key else None
+    if key == "text" and isinstance(answer, list) and len(answer) == 1:
+        return answer[0]
+    return answer

@@ -1,8 +1,9 @@
 """A Label Studio labeling config (XML, labelstud.io/tags) generated from a task schema.
 
-Layout: the original (``<Text name="source">``) with a ``<Labels name="source_labels">``
-holding every edit type that may span it, the simplification (``<Text name="target">``)
-with ``<Labels name="target_labels">``; then one per-region control for each edit field
+Layout: the original (``<Text name="source" value="$original">``) with a ``<Labels
+name="source_labels">`` holding every edit type that may span it, the simplification
+(``<Text name="target" value="$simplification">``) with ``<Labels name="target_labels">``;
+then one per-region control for each edit field and side, named ``<side>_<field>``
 (``<TextArea>`` for text such as question and answer, ``<Rating>`` for ordinal scales 1..n,
 ``<Choices>`` otherwise; multichoice allows several) and one control per item-level rating
 field, named ``<level>_<field>``. Choice values are the schema's option values as strings,
@@ -21,9 +22,13 @@ from typing import Any
 
 from label_studio_sdk.label_interface import LabelInterface
 
+from annotator.core.vocabulary import SIDES
 from annotator.schemas import FieldSpec, Schema
 
 SIDE_TITLES = {"source": "Original", "target": "Simplification"}
+# Task data keys of the two texts. Not "source": inside Label Studio's page that key is
+# taken, and <Text value="$source"> shows the whole task instead of the text.
+DATA_KEYS = {"source": "original", "target": "simplification"}
 
 
 @dataclass(frozen=True)
@@ -46,9 +51,13 @@ def _tag_for(spec: FieldSpec) -> str:
     return "Rating" if uses_rating_tag(spec) else "Choices"
 
 
-def edit_field_controls(schema: Schema) -> dict[tuple[str, str], Control]:
-    """(edit type, field) -> control. Edit types that share a field with the same
-    definition share one control named after the field; otherwise ``<type>_<field>``."""
+def edit_field_controls(schema: Schema) -> dict[tuple[str, str, str], Control]:
+    """(edit type, field, side) -> per-region control on that side's text.
+
+    Label Studio shows a per-region control only for regions of the object it names, and
+    a control naming both texts (``toName="source,target"``) is shown for neither, so each
+    side gets its own control: ``<side>_<field>``, or ``<side>_<type>_<field>`` when edit
+    types define the same field differently."""
     by_name: dict[str, list] = {}
     for e in schema.edit_types:
         for f in e.fields:
@@ -57,8 +66,10 @@ def edit_field_controls(schema: Schema) -> dict[tuple[str, str], Control]:
     for name, uses in by_name.items():
         shared = all(f == uses[0][1] for _, f in uses)
         for e, f in uses:
-            control_name = name if shared else f"{e.name}_{name}"
-            controls[(e.name, f.name)] = Control(control_name, _tag_for(f), f, True)
+            for side in e.sides:
+                base = name if shared else f"{e.name}_{name}"
+                controls[(e.name, f.name, side)] = Control(f"{side}_{base}", _tag_for(f), f,
+                                                           True)
     return controls
 
 
@@ -71,25 +82,23 @@ def rating_controls(schema: Schema) -> dict[tuple[str, str], Control]:
 def labeling_config(schema: Schema) -> str:
     view = ET.Element("View")
     ET.SubElement(view, "Header", value=schema.title)
-    for side in ("source", "target"):
+    for side in SIDES:
         ET.SubElement(view, "Header", value=SIDE_TITLES[side], size="5")
-        ET.SubElement(view, "Text", name=side, value=f"${side}", granularity="symbol")
+        ET.SubElement(view, "Text", name=side, value=f"${DATA_KEYS[side]}",
+                      granularity="symbol")
         types = [e for e in schema.edit_types if side in e.sides]
         if types:
             labels = ET.SubElement(view, "Labels", name=f"{side}_labels", toName=side)
             for e in types:
                 ET.SubElement(labels, "Label", value=e.name, background=e.color,
                               hint=e.label)
-    sides_of: dict[str, set[str]] = {}
-    controls: dict[str, Control] = {}
-    for (edit_type, _), control in edit_field_controls(schema).items():
-        sides_of.setdefault(control.name, set()).update(schema.edit_type(edit_type).sides)
-        controls.setdefault(control.name, control)
-    for name, control in controls.items():
-        _control_element(view, control, ",".join(s for s in ("source", "target")
-                                                   if s in sides_of[name]))
+    controls: dict[str, tuple[Control, str]] = {}
+    for (_, _, side), control in edit_field_controls(schema).items():
+        controls.setdefault(control.name, (control, side))
+    for control, side in controls.values():
+        _control_element(view, control, side)
     for control in rating_controls(schema).values():
-        _control_element(view, control, "source,target")
+        _control_element(view, control, "source")
     xml = ET.tostring(view, encoding="unicode")
     parse(xml)  # the SDK's parser must accept what we hand to Label Studio
     return xml
@@ -97,10 +106,14 @@ def labeling_config(schema: Schema) -> str:
 
 def _control_element(view: ET.Element, control: Control, to_name: str) -> None:
     spec = control.spec
-    ET.SubElement(view, "Header", value=spec.label, size="6")
     attrs: dict[str, Any] = {"name": control.name, "toName": to_name}
     if control.per_region:
         attrs["perRegion"] = "true"
+        # Shown while a region of this side is selected, so one side's heading does not
+        # stand empty beside the other's inputs.
+        view = ET.SubElement(view, "View", visibleWhen="region-selected",
+                             whenTagName=f"{to_name}_labels")
+    ET.SubElement(view, "Header", value=spec.label, size="6")
     if spec.required:
         attrs["required"] = "true"
     if control.tag == "TextArea":
@@ -135,5 +148,7 @@ def value_to_result(control: Control, value: Any) -> tuple[str, dict]:
         return "textarea", {"text": [value]}
     if control.tag == "Rating":
         return "rating", {"rating": value}
+    if control.tag == "Number":
+        return "number", {"number": value}
     values = value if isinstance(value, list) else [value]
     return "choices", {"choices": [str(v) for v in values]}

@@ -1,13 +1,17 @@
-"""Optional push/pull to a running Label Studio server through the SDK client
+"""Push to and pull from a running Label Studio server through the SDK client
 (``label_studio_sdk.client.LabelStudio``, REST API at labelstud.io/api).
 
-``push`` creates a Label Studio project with the labeling config generated from the
-schema and imports the tasks (with annotations and pre-highlights as predictions);
-``pull`` downloads the server's JSON export (``GET /api/projects/{id}/export``) to a file
-that ``annotator import PROJECT FILE --format labelstudio`` reads. Used only when a URL and
-an API token are configured (``LABEL_STUDIO_URL``, ``LABEL_STUDIO_API_KEY``). No server runs
-in this project's tests: they check the requests at the HTTP boundary with a mock
-transport.
+``push`` creates a Label Studio project with the project's labeling config (the study's own
+config for a project made from one, else the one generated from the schema) and imports the
+tasks with every annotator's work and the pre-highlights as predictions. Label Studio files
+work under a member's e-mail and refuses unknown ones, so :func:`check_people` runs first and
+nothing is created on the server unless every annotator is a member there.
+
+``pull`` downloads the server's full JSON export (``GET /api/projects/{id}/export``) to a
+file that ``annotator import PROJECT FILE --format labelstudio`` reads, and returns the
+server's user ids -> e-mails, so the work lands on the accounts that carry those e-mails.
+Used with a URL and an API token (``LABEL_STUDIO_URL``, ``LABEL_STUDIO_API_KEY``); the tests
+run against a real server started by ``scripts/with-labelstudio.sh``.
 """
 
 from __future__ import annotations
@@ -17,6 +21,10 @@ from pathlib import Path
 
 import httpx
 from label_studio_sdk.client import LabelStudio
+
+
+class PushRefused(RuntimeError):
+    """The push would fail half-way on the server; nothing was created."""
 
 
 def client(url: str | None = None, token: str | None = None,
@@ -29,10 +37,33 @@ def client(url: str | None = None, token: str | None = None,
     return LabelStudio(base_url=url, api_key=token, httpx_client=http)
 
 
+def server_users(ls: LabelStudio) -> dict[int, str]:
+    """Label Studio user id -> e-mail, for every member the server lists."""
+    return {u.id: u.email for u in ls.users.list() if u.email}
+
+
+def check_people(ls: LabelStudio, emails: dict[str, str]) -> None:
+    """``emails``: annotator -> e-mail. Raises PushRefused naming whoever the server does
+    not know."""
+    known = set(server_users(ls).values())
+    missing = sorted(f"{name} ({email})" for name, email in emails.items()
+                     if email not in known)
+    if missing:
+        raise PushRefused("Label Studio has no member with the e-mail of: "
+                          + ", ".join(missing) + ". Invite them there (or give their "
+                          "accounts the e-mail they use there) and push again; nothing was "
+                          "created on the server.")
+
+
 def push(ls: LabelStudio, title: str, config_xml: str, tasks: list[dict]) -> int:
-    """Create a project and import the tasks; returns the Label Studio project id."""
+    """Create a project and import the tasks; returns the Label Studio project id. If the
+    import fails, the new project is deleted again."""
     project = ls.projects.create(title=title, label_config=config_xml)
-    ls.projects.import_tasks(id=project.id, request=tasks)
+    try:
+        ls.projects.import_tasks(id=project.id, request=tasks)
+    except Exception:
+        ls.projects.delete(id=project.id)
+        raise
     return project.id
 
 

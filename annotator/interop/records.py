@@ -6,15 +6,27 @@ spans and fields, ratings, time, status) and, for every value, *where* in the fi
 from (line and field path). :func:`check_records` then checks every record against the
 project's schema and the texts, collecting :class:`~annotator.ingest.Problem` entries with
 file, line and field, so a bad file is refused as a whole before anything is written.
+
+Rules every format follows (:class:`ImportOptions`), so an import never loses what it was
+given: every key of a record is stored (as a field, a span, time, status, or verbatim in
+``Assignment.meta`` / ``Edit.meta``) or refused with ``FILE:LINE: field 'NAME': ... (got
+VALUE)``; ``--ignore FIELD`` is the only way to drop one, and the report counts what it
+dropped. A span that runs past the end of its text is refused with a hint, or clipped with
+``--clip-spans`` and listed in the report.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from annotator.annotate.store import ValidationFailed, validate_fields
+from annotator.core.limits import current_limits
+from annotator.core.spans import span_problem
+from annotator.core.vocabulary import SIDES
 from annotator.ingest.readers import (
     IngestError,
     Problem,
@@ -39,6 +51,8 @@ class EditIn:
     fields: dict[str, Any]
     spans: list[SpanIn]
     where: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)  # the tool's edit id, extra keys
+    constituents: list[EditIn] = field(default_factory=list)  # of a composite edit
 
 
 @dataclass
@@ -63,9 +77,25 @@ class AnnotationRecord:
     meta: dict[str, Any] = field(default_factory=dict)
     edits: list[EditIn] = field(default_factory=list)
     ratings: list[RatingIn] = field(default_factory=list)
-    seconds_spent: float = 0.0
+    seconds_spent: float | None = 0.0  # None: the file does not say (stored as unknown)
     status: str = "done"
     file: str = ""  # the file it came from, when an import reads several
+    # What the record carried beyond texts, edits, ratings, time and status (a tool's ids,
+    # per-record metadata), stored in Assignment.meta under the format's name.
+    assignment_meta: dict[str, Any] = field(default_factory=dict)
+    says_done: bool = False  # the file itself marks the work complete
+    # A task of the file nobody worked on (a snapshot taken mid-study): only its document
+    # is imported.
+    document_only: bool = False
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """The choices an import command offers beyond the format (see module docstring)."""
+
+    ignore: tuple[str, ...] = ()  # dotted key paths to drop, e.g. "_modified", "edits.id"
+    clip_spans: bool = False
+    accept_incomplete: bool = False  # keep "done" when the file says so, values missing
 
 
 @dataclass
@@ -80,6 +110,47 @@ class ImportReport:
     users_created: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     invalid: list[dict[str, Any]] = field(default_factory=list)
+    ignored: dict[str, int] = field(default_factory=dict)  # --ignore path -> values dropped
+    clipped: list[str] = field(default_factory=list)  # one line per clipped span
+    incomplete: list[str] = field(default_factory=list)  # values missing: in progress
+
+
+def shown(value: Any, limit: int = 120) -> str:
+    """A rejected value as it appeared (JSON), shortened for one error line (the length is
+    said, so nothing looks silently cut)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    if len(text) > limit:
+        text = f"{text[:limit]}... ({len(text)} characters)"
+    return text
+
+
+def got(value: Any) -> str:
+    return f" (got {shown(value)})"
+
+
+def drop_ignored(row: Any, paths: tuple[str, ...], counts: dict[str, int]) -> Any:
+    """Remove the ``--ignore`` key paths from a raw record, counting what was dropped.
+
+    A path is dotted keys from the record (``metadata.system``); lists are walked through,
+    so ``edits.annotation.comment`` drops that answer from every edit."""
+    for path in paths:
+        counts.setdefault(path, 0)
+        counts[path] += _drop(row, path.split("."))
+    return row
+
+
+def _drop(node: Any, keys: list[str]) -> int:
+    if isinstance(node, list):
+        return sum(_drop(item, keys) for item in node)
+    if not isinstance(node, dict) or keys[0] not in node:
+        return 0
+    if len(keys) == 1:
+        del node[keys[0]]
+        return 1
+    return _drop(node[keys[0]], keys[1:])
 
 
 def load_json_array(path: Path) -> list[tuple[int, Any]]:
@@ -110,7 +181,8 @@ def record_id(row: dict, key: str, name: str, line: int, problems: list[Problem]
     """The record's document id (string or integer), or a problem naming the field."""
     value = row.get(key)
     if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
-        problems.append(Problem(name, line, key, "required: the document id (string or integer)"))
+        problems.append(Problem(name, line, key, "required: the document id (string or "
+                            "integer)" + got(value)))
         return None
     return str(value).strip()
 
@@ -121,7 +193,8 @@ def span_pairs(value: Any, side: str, where: str, name: str, line: int,
     if value is None:
         return []
     if not isinstance(value, list):
-        problems.append(Problem(name, line, where, "must be a list of [start, end] pairs"))
+        problems.append(Problem(name, line, where, "must be a list of [start, end] pairs"
+                                + got(value)))
         return []
     spans = []
     for i, pair in enumerate(value):
@@ -129,30 +202,40 @@ def span_pairs(value: Any, side: str, where: str, name: str, line: int,
               and all(isinstance(x, int) and not isinstance(x, bool) for x in pair))
         if not ok:
             problems.append(Problem(name, line, f"{where}[{i}]",
-                                    "must be [start, end] with integer character offsets"))
+                                    "must be [start, end] with integer character offsets"
+                                    + got(pair)))
             continue
         spans.append(SpanIn(side, pair[0], pair[1], f"{where}[{i}]"))
     return spans
 
 
 def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
-                  texts: dict[str, tuple[str, str]]) -> list[Problem]:
+                  texts: dict[str, tuple[str, str]], options: ImportOptions | None = None,
+                  report: ImportReport | None = None) -> list[Problem]:
     """Check edit types, sides, span offsets, field and rating values against the schema.
 
     ``texts`` maps document ids already in the project to their (source, target); a record
     that carries its own texts is checked against those."""
+    options = options or ImportOptions()
+    report = report if report is not None else ImportReport()
     problems: list[Problem] = []
     seen: dict[tuple[str, str], int] = {}
     file_name = name
     for record in records:
         line, name = record.line, record.file or file_name
         key = (record.document_id, record.annotator)
-        if key in seen:
+        if key in seen and not record.document_only:
             problems.append(Problem(name, line, "id", f"document {record.document_id!r} by "
                                     f"{record.annotator!r} appears twice (first on line "
                                     f"{seen[key]})"))
             continue
         seen[key] = line
+        if record.seconds_spent is not None and not (  # None: the file gives no time
+                isinstance(record.seconds_spent, (int, float))
+                and math.isfinite(record.seconds_spent) and record.seconds_spent >= 0):
+            problems.append(Problem(name, line, "seconds_spent", "time spent must be a "
+                                    "non-negative number of seconds"
+                                    + got(record.seconds_spent)))
         known = texts.get(record.document_id)
         if record.source is not None and known is not None and known != (record.source,
                                                                          record.target):
@@ -165,8 +248,8 @@ def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
                                     "in the project and the record carries no texts"))
             continue
         for edit in record.edits:
-            _check_edit(edit, schema, dict(zip(("source", "target"), pair)), name, line,
-                        problems)
+            _check_edit(edit, schema, dict(zip(SIDES, pair)), name, line,
+                        problems, options, report)
         for rating in record.ratings:
             spec = schema.rating(rating.field, rating.level)
             if spec is None:
@@ -178,28 +261,46 @@ def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
                     else spec.is_valid_value(rating.value)):
                 allowed = ", ".join(repr(v) for v in spec.option_values())
                 problems.append(Problem(name, line, rating.where,
-                                        f"value {rating.value!r} is not in the schema "
-                                        f"(expected {allowed})"))
+                                        f"not an option of {rating.field!r} (expected "
+                                        f"{allowed})" + got(rating.value)))
     return problems
 
 
 def _check_edit(edit: EditIn, schema: Schema, texts: dict[str, str], name: str, line: int,
-                problems: list[Problem]) -> None:
+                problems: list[Problem], options: ImportOptions, report: ImportReport,
+                parent=None) -> None:
     edit_type = schema.edit_type(edit.edit_type)
     if edit_type is None:
         problems.append(Problem(name, line, f"{edit.where}.category" if edit.where else
-                                "category", f"unknown category {edit.edit_type!r}; schema "
-                                f"{schema.name!r} has: "
-                                + ", ".join(e.name for e in schema.edit_types)))
+                                "category", f"unknown category; schema {schema.name!r} has: "
+                                + ", ".join(e.name for e in schema.edit_types)
+                                + got(edit.edit_type)))
+        return
+    limit = current_limits().max_spans_per_edit
+    if len(edit.spans) > limit:
+        problems.append(Problem(name, line, f"{edit.where}.spans" if edit.where else "spans",
+                                f"{len(edit.spans):,} spans, more than the limit of {limit} "
+                                "per edit (ANNOTATOR_MAX_SPANS_PER_EDIT)"))
         return
     for span in edit.spans:
-        if span.side not in edit_type.sides:
-            problems.append(Problem(name, line, span.where, f"{edit_type.name} spans may only "
-                                    f"lie on: {', '.join(edit_type.sides)}"))
-        elif not 0 <= span.start < span.end <= len(texts[span.side]):
-            problems.append(Problem(name, line, span.where,
-                                    f"span [{span.start}, {span.end}] lies outside the "
-                                    f"{span.side} text (length {len(texts[span.side])})"))
+        _check_span(span, edit_type, texts, name, line, problems, options, report)
+    if not edit_type.multi_span:
+        for side in edit_type.sides:
+            on_side = [s for s in edit.spans if s.side == side]
+            if len(on_side) > 1:
+                problems.append(Problem(name, line, on_side[1].where, f"{edit_type.name} "
+                                        "takes one span per side (single span)"
+                                        + got([[s.start, s.end] for s in on_side])))
+    if edit.constituents and not edit_type.composite:
+        problems.append(Problem(name, line, f"{edit.where}.constituent_edits",
+                                f"{edit_type.name} is not a composite edit type"
+                                + got(len(edit.constituents))))
+    if parent is not None and edit_type.composite:
+        problems.append(Problem(name, line, f"{edit.where}.category", "a constituent of a "
+                                "composite edit cannot be composite itself"
+                                + got(edit.edit_type)))
+    for constituent in edit.constituents:
+        _check_edit(constituent, schema, texts, name, line, problems, options, report, edit)
     try:
         edit.fields = validate_fields(edit.fields, edit_type.fields)
     except ValidationFailed as exc:
@@ -207,3 +308,20 @@ def _check_edit(edit: EditIn, schema: Schema, texts: dict[str, str], name: str, 
             where = p["field"].replace("fields.", "annotation.", 1)
             problems.append(Problem(name, line, f"{edit.where}.{where}" if edit.where
                                     else where, p["message"]))
+
+
+def _check_span(span: SpanIn, edit_type, texts, name, line, problems, options, report):
+    length = len(texts[span.side]) if span.side in texts else 0
+    past_end = span.side in edit_type.sides and 0 <= span.start < length < span.end
+    if past_end and options.clip_spans:
+        report.clipped.append(f"{name}:{line}: field '{span.where}': [{span.start}, "
+                              f"{span.end}] clipped to [{span.start}, {length}] (the "
+                              f"{span.side} text has {length} characters)")
+        span.end = length
+    problem = span_problem(span.side, span.start, span.end, texts, sides=edit_type.sides,
+                           kind=edit_type.name)
+    if problem is None:
+        return
+    if past_end:
+        problem += "; --clip-spans clips spans that run past the end of the text"
+    problems.append(Problem(name, line, span.where, problem + got([span.start, span.end])))

@@ -24,10 +24,18 @@ import json
 from pathlib import Path
 from typing import Any
 
+from annotator.core.vocabulary import SIDES
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.labelstudio_config import choice_to_value
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, RatingIn, SpanIn, load_json_lines, read_text, record_id, record_owner,
+    AnnotationRecord,
+    EditIn,
+    RatingIn,
+    SpanIn,
+    load_json_lines,
+    read_text,
+    record_id,
+    record_owner,
 )
 from annotator.schemas import Schema
 
@@ -199,7 +207,7 @@ def _typed(cell: str, spec) -> Any:
 
 def _parse_spans(row: dict, name: str, line: int, problems: list[Problem]) -> list[SpanIn]:
     spans = []
-    for side in ("source", "target"):
+    for side in SIDES:
         column = f"{side}_spans"
         for piece in filter(None, (row.get(column) or "").split(";")):
             try:

@@ -1,49 +1,81 @@
-"""Thresh annotation files and typologies (Heineman, Dou & Xu 2023, "Thresh: A Unified,
-Customizable and Deployable Platform for Fine-Grained Text Evaluation", thresh.tools).
+"""Reading Thresh annotation files (Heineman, Dou & Xu 2023, "Thresh: A Unified, Customizable
+and Deployable Platform for Fine-Grained Text Evaluation", thresh.tools), as Thresh writes
+them. Writing them back is :mod:`annotator.interop.thresh_export`.
 
-A Thresh file is one annotator's work: a JSON list of records ::
+A Thresh file is a JSON list of records, one per annotator and text pair ::
 
-    {"id": "d1", "source": "...", "target": "...",
-     "edits": [{"category": "omission", "id": 0, "annotation": {"question": "..."},
-                "input_idx": [[12, 30]], "output_idx": null}],
-     "_thresh_id": 0, "_seconds_spent": 312.5, "_completed": true}
+    {"id": 1774569, "source": "...", "target": "...",
+     "metadata": {"annotator": "annotator_1", "system": "..."},
+     "edits": [{"category": "omission", "id": 1, "annotation": {"question": "..."},
+                "input_idx": [[12, 30]]},
+               {"category": "structure", "id": 1, "annotation": {"impact": {"val": "good",
+                "good": "a lot"}}, "constituent_edits": [{"category": "substitution",
+                "id": 8, "input_idx": [[0, 7]], "output_idx": [[0, 4]]}]}],
+     "_thresh_id": 0, "_seconds_spent": 312, "_completed": "2023-10-08T21:24:29.532Z"}
 
-``input_idx`` are character spans in the source (the original), ``output_idx`` in the target
-(the simplification); either may be absent or null. This module also writes our own
-metadata keys, which Thresh ignores: ``_annotator``, ``_ratings`` (item-level ratings),
-``_meta`` (document metadata) and ``_status``.
+- ``input_idx`` are character spans in the source (the original), ``output_idx`` in the
+  target (the simplification); a document-level edit has neither.
+- The annotator is ``_annotator``, ``annotator`` or ``metadata.annotator``, else the
+  command's ``--annotator``, else (for a folder) the file name.
+- A record without ``id`` is keyed by its two texts: annotators of the same pair meet on
+  one document.
+- Answers to questions with sub-questions are nested, ``{"val": OPTION, OPTION: answer}``;
+  they are stored flat, the sub-answer under the field ``QUESTION.OPTION`` (see
+  :mod:`annotator.schemas.thresh_typology`).
+- ``constituent_edits`` of a composite edit become edits whose ``parent_id`` is the
+  composite (never flattened away).
+- ``_seconds_spent`` is the time spent; ``_completed`` (true or a timestamp) says done.
+- Everything else a record or an edit carries (``_thresh_id``, ``_modified``,
+  ``metadata``, the edit ``id``, any other key) is stored verbatim in ``Assignment.meta`` /
+  ``Edit.meta`` under ``"thresh"``, so an export gives it back.
+
+Our own exports add keys Thresh ignores: ``_annotator``, ``_status``, ``_ratings``
+(item-level ratings) and ``_meta`` (document metadata).
 
 Categories map to the schema's edit types: an edit type's own name always works; the
-built-in aliases (InfoLossQA's ``omission`` -> deletion, ``concept`` -> oversimplification,
-``trailing`` -> overgeneration, wherever the schema has that edit type), the project
-setting ``category_map`` and ``--map CATEGORY=TYPE`` add or override aliases. A category that maps to nothing is kept as an edit of the schema's comment
-type (an edit type named ``comment``, or the project setting ``comment_edit_type``) with
-the category and its annotation in the comment text, and reported; without a comment type
-the import fails naming the file, line and field.
+built-in aliases (InfoLossQA's ``omission`` -> deletion, ``concept`` ->
+oversimplification, ``trailing`` -> overgeneration, wherever the schema has that edit
+type), the project setting ``category_map`` and ``--map CATEGORY=TYPE`` add or override
+aliases. A category that maps to nothing is kept, with the import report saying so, as an
+edit of the schema's comment type (an edit type named ``comment``, or the project setting
+``comment_edit_type``) when that type can hold the edit's spans; otherwise the import fails
+naming the file, line and field.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from annotator.core.vocabulary import ASSIGNMENT_STATUSES
 from annotator.ingest.readers import IngestError, Problem
+from annotator.interop.infolossqa import EDIT_TYPE_OF_CATEGORY
 from annotator.interop.records import (
-    AnnotationRecord, EditIn, RatingIn, load_json_array, record_id, record_owner, span_pairs,
+    AnnotationRecord,
+    EditIn,
+    ImportOptions,
+    RatingIn,
+    drop_ignored,
+    got,
+    load_json_array,
+    record_id,
+    span_pairs,
 )
 from annotator.schemas import Schema
 
 # Thresh categories of published typologies -> edit types; an alias applies to every schema
 # that has the edit type it points to (InfoLossQA's omission/concept, SimpleOG's trailing).
 CATEGORY_ALIASES: dict[str, str] = {
-    "omission": "deletion", "concept": "oversimplification",
+    **EDIT_TYPE_OF_CATEGORY,
     "trailing": "overgeneration", "insertion": "overgeneration", "error": "error_span",
 }
-RESERVED = {"id", "source", "target", "edits", "_thresh_id", "_seconds_spent", "_completed",
-            "_annotator", "annotator", "_ratings", "_meta", "meta", "_status"}
+# Record keys read into texts, edits, ratings and document metadata; every other key is
+# kept verbatim in Assignment.meta["thresh"].
+TEXT_KEYS = ("source", "target", "edits", "_ratings", "_meta")
+# Edit keys read into type, fields, spans and constituents; the rest go to Edit.meta.
+EDIT_KEYS = ("category", "annotation", "input_idx", "output_idx", "constituent_edits")
 
 
 def category_map(schema: Schema, settings: dict | None = None,
@@ -64,11 +96,17 @@ def comment_edit_type(schema: Schema, settings: dict | None = None) -> str | Non
 
 
 def _comment_field(edit_type) -> str | None:
-    texts = [f.name for f in edit_type.fields if f.type == "text"]
-    for preferred in ("comment", "text", "note"):
+    texts = [f.name for f in edit_type.fields if f.type == "text" and f.when is None]
+    for preferred in ("comment", "comment_text", "text", "note"):
         if preferred in texts:
             return preferred
     return texts[0] if texts else None
+
+
+def pair_key(source: str, target: str) -> str:
+    """The document id of a record without ``id``: a digest of its two texts."""
+    digest = hashlib.sha1(f"{source}\x00{target}".encode("utf-8")).hexdigest()
+    return f"pair-{digest[:12]}"
 
 
 def thresh_files(path: Path) -> list[Path]:
@@ -83,14 +121,15 @@ def thresh_files(path: Path) -> list[Path]:
 
 def read_thresh(path: Path, schema: Schema, *, annotator: str | None = None,
                 settings: dict | None = None, overrides: dict[str, str] | None = None,
-                notes: list[str] | None = None) -> list[AnnotationRecord]:
+                notes: list[str] | None = None, options: ImportOptions | None = None,
+                ignored: dict[str, int] | None = None) -> list[AnnotationRecord]:
     """Parse Thresh files into records; raise IngestError listing every problem."""
-    mapping = category_map(schema, settings, overrides)
-    comment_type = comment_edit_type(schema, settings)
-    files = thresh_files(path)
+    reader = _Reader(schema, category_map(schema, settings, overrides),
+                     comment_edit_type(schema, settings),
+                     notes if notes is not None else [], options or ImportOptions(),
+                     ignored if ignored is not None else {})
     records, problems = [], []
-    notes = notes if notes is not None else []
-    for file in files:
+    for file in thresh_files(path):
         fallback = annotator or (file.stem if path.is_dir() else None)
         try:
             rows = load_json_array(file)
@@ -98,8 +137,7 @@ def read_thresh(path: Path, schema: Schema, *, annotator: str | None = None,
             problems += exc.problems
             continue
         for line, row in rows:
-            record = _record(row, str(file), line, fallback, schema, mapping, comment_type,
-                             problems, notes)
+            record = reader.record(row, str(file), line, fallback, problems)
             if record is not None:
                 records.append(record)
     if problems:
@@ -107,157 +145,198 @@ def read_thresh(path: Path, schema: Schema, *, annotator: str | None = None,
     return records
 
 
-def _record(row: Any, name: str, line: int, fallback: str | None, schema: Schema,
-            mapping: dict[str, str], comment_type: str | None, problems: list[Problem],
-            notes: list[str]) -> AnnotationRecord | None:
-    if not isinstance(row, dict):
-        problems.append(Problem(name, line, None, "expected an object with id, source, target "
-                                                  "and edits"))
+class _Reader:
+    def __init__(self, schema, mapping, comment_type, notes, options, ignored):
+        self.schema, self.mapping, self.comment_type = schema, mapping, comment_type
+        self.notes, self.options, self.ignored = notes, options, ignored
+
+    def record(self, row: Any, name: str, line: int, fallback: str | None,
+               problems: list[Problem]) -> AnnotationRecord | None:
+        if not isinstance(row, dict):
+            problems.append(Problem(name, line, None, "expected an object with source, target "
+                                    "and edits" + got(row)))
+            return None
+        drop_ignored(row, self.options.ignore, self.ignored)
+        before = len(problems)
+        texts = {}
+        for key in ("source", "target"):
+            value = row.get(key)
+            if not isinstance(value, str) or not value.strip():
+                problems.append(Problem(name, line, key, "required: a non-empty string"
+                                        + got(value)))
+            texts[key] = value
+        if "id" in row:
+            doc_id = record_id(row, "id", name, line, problems)
+        else:  # Thresh's own examples carry no id: the texts identify the pair
+            doc_id = pair_key(*texts.values()) if all(
+                isinstance(v, str) for v in texts.values()) else None
+        who = self.owner(row, fallback, name, line, problems)
+        edits = self.edits(row.get("edits", []), "edits", name, line, problems)
+        ratings = _ratings(row.get("_ratings"), name, line, problems)
+        seconds = row.get("_seconds_spent")
+        if seconds is not None and (not isinstance(seconds, (int, float))
+                                    or isinstance(seconds, bool) or seconds < 0):
+            problems.append(Problem(name, line, "_seconds_spent", "must be a non-negative "
+                                    "number of seconds" + got(seconds)))
+        meta = row.get("_meta", {})
+        if not isinstance(meta, dict):
+            problems.append(Problem(name, line, "_meta", "must be an object" + got(meta)))
+        status, says_done = _status(row, name, line, problems)
+        if len(problems) > before:
+            return None
+        kept = {k: v for k, v in row.items() if k not in TEXT_KEYS}
+        kept["_keys"] = list(row)  # which keys the record had, so an export writes the same
+        return AnnotationRecord(document_id=doc_id, annotator=who, line=line,
+                                source=texts["source"], target=texts["target"], meta=meta,
+                                edits=edits, ratings=ratings,
+                                seconds_spent=None if seconds is None else float(seconds),
+                                status=status, file=name, assignment_meta={"thresh": kept},
+                                says_done=says_done)
+
+    def owner(self, row, fallback, name, line, problems) -> str | None:
+        metadata = row.get("metadata")
+        candidates = [("_annotator", row.get("_annotator")), ("annotator", row.get("annotator"))]
+        if isinstance(metadata, dict):
+            candidates.append(("metadata.annotator", metadata.get("annotator")))
+        for key, value in candidates:
+            if value is None:
+                continue
+            if isinstance(value, (int, str)) and not isinstance(value, bool) and str(value).strip():
+                return str(value).strip()
+            problems.append(Problem(name, line, key, "the annotator's name must be text"
+                                    + got(value)))
+            return None
+        if fallback:
+            return fallback.strip()
+        problems.append(Problem(name, line, "metadata.annotator", "no annotator: give "
+                                "'metadata.annotator' (or '_annotator') in the record or pass "
+                                "--annotator NAME"))
         return None
-    before = len(problems)
-    doc_id = record_id(row, "id", name, line, problems)
-    who = record_owner(row, ("_annotator", "annotator"), fallback, name, line, problems,
-                       "no annotator: pass --annotator NAME or give '_annotator' in the record")
-    texts = {}
-    for key in ("source", "target"):
-        value = row.get(key)
-        if not isinstance(value, str) or not value.strip():
-            problems.append(Problem(name, line, key, "required: a non-empty string"))
-        texts[key] = value
-    edits_value = row.get("edits") or []
-    if not isinstance(edits_value, list):
-        problems.append(Problem(name, line, "edits", "must be a list"))
-        edits_value = []
-    edits = []
-    for i, raw in enumerate(edits_value):
-        edit = _edit(raw, f"edits[{i}]", name, line, schema, mapping, comment_type, problems,
-                     notes)
-        if edit is not None:
-            edits.append(edit)
-    ratings = _ratings(row.get("_ratings"), name, line, problems)
-    seconds = row.get("_seconds_spent", 0) or 0
-    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
-        problems.append(Problem(name, line, "_seconds_spent", "must be a non-negative number"))
-    meta = row.get("_meta", row.get("meta", {})) or {}
-    if not isinstance(meta, dict):
-        problems.append(Problem(name, line, "_meta", "must be an object"))
-    if len(problems) > before:
-        return None
-    meta = {**{k: v for k, v in row.items() if k not in RESERVED}, **meta}
-    status = row.get("_status")
-    if status not in ("done", "in_progress"):
-        status = "in_progress" if row.get("_completed") is False else "done"
-    return AnnotationRecord(document_id=doc_id, annotator=who, line=line,
-                            source=texts["source"], target=texts["target"], meta=meta,
-                            edits=edits, ratings=ratings, seconds_spent=float(seconds),
-                            status=status, file=name)
+
+    def edits(self, value, where, name, line, problems) -> list[EditIn]:
+        if not isinstance(value, list):
+            problems.append(Problem(name, line, where, "must be a list of edits" + got(value)))
+            return []
+        out = []
+        for i, raw in enumerate(value):
+            edit = self.edit(raw, f"{where}[{i}]", name, line, problems)
+            if edit is not None:
+                out.append(edit)
+        return out
+
+    def edit(self, raw: Any, where: str, name: str, line: int,
+             problems: list[Problem]) -> EditIn | None:
+        if not isinstance(raw, dict):
+            problems.append(Problem(name, line, where, "must be an object with a category"
+                                    + got(raw)))
+            return None
+        category = raw.get("category")
+        if not isinstance(category, str) or not category.strip():
+            problems.append(Problem(name, line, f"{where}.category", "required: a category "
+                                    "name" + got(category)))
+            return None
+        annotation = raw.get("annotation")
+        if annotation is not None and not isinstance(annotation, dict):
+            problems.append(Problem(name, line, f"{where}.annotation", "must be an object"
+                                    + got(annotation)))
+            return None
+        fields: dict[str, Any] = {}
+        nested: list[str] = []
+        for question, answer in (annotation or {}).items():
+            _flatten(question, answer, fields, nested, f"{where}.annotation.{question}", name,
+                     line, problems)
+        spans = (span_pairs(raw.get("input_idx"), "source", f"{where}.input_idx", name, line,
+                            problems)
+                 + span_pairs(raw.get("output_idx"), "target", f"{where}.output_idx", name,
+                              line, problems))
+        constituents = []
+        if "constituent_edits" in raw:
+            constituents = self.edits(raw["constituent_edits"] or [],
+                                      f"{where}.constituent_edits", name, line, problems)
+        meta = {k: v for k, v in raw.items() if k not in EDIT_KEYS}
+        meta["_keys"] = list(raw)
+        if annotation:  # which answers the file wrote as {"val": ...} (Thresh is not uniform)
+            meta["_nested"] = nested
+        empty = {k: raw[k] for k in EDIT_KEYS[1:] if k in raw and not raw[k]}
+        if empty:  # null vs [] vs {} as the file had it
+            meta["_empty"] = empty
+        edit_type = self.mapping.get(category) or self.mapping.get(category.lower())
+        if edit_type is None:
+            edit_type, fields = self.unmapped(category, annotation, spans, where, name, line,
+                                              problems)
+            if edit_type is None:
+                return None
+        if edit_type != category:  # an alias (omission -> deletion): written back as read
+            meta["_category"] = category
+        return EditIn(edit_type, fields, spans, where, meta={"thresh": meta},
+                      constituents=constituents)
+
+    def unmapped(self, category, annotation, spans, where, name, line, problems):
+        comment = self.schema.edit_type(self.comment_type) if self.comment_type else None
+        if comment is None or any(s.side not in comment.sides for s in spans):
+            types = ", ".join(e.name for e in self.schema.edit_types)
+            problems.append(Problem(name, line, f"{where}.category",
+                                    f"maps to no edit type of schema {self.schema.name!r} "
+                                    f"({types}); map it with --map {category}=TYPE"
+                                    + got(category)))
+            return None, {}
+        text = f"Thresh category {category!r}"
+        if annotation:
+            text += ": " + json.dumps(annotation, ensure_ascii=False, sort_keys=True)
+        self.notes.append(f"{name}:{line}: {where}: category {category!r} kept as a "
+                          f"{comment.name} edit")
+        return comment.name, {_comment_field(comment): text}
 
 
-def _edit(raw: Any, where: str, name: str, line: int, schema: Schema, mapping: dict[str, str],
-          comment_type: str | None, problems: list[Problem], notes: list[str]) -> EditIn | None:
-    if not isinstance(raw, dict):
-        problems.append(Problem(name, line, where, "must be an object with a category"))
-        return None
-    category = raw.get("category")
-    if not isinstance(category, str) or not category.strip():
-        problems.append(Problem(name, line, f"{where}.category", "required: a category name"))
-        return None
-    annotation = raw.get("annotation") or {}
-    if not isinstance(annotation, dict):
-        problems.append(Problem(name, line, f"{where}.annotation", "must be an object"))
-        return None
-    spans = (span_pairs(raw.get("input_idx"), "source", f"{where}.input_idx", name, line,
-                        problems)
-             + span_pairs(raw.get("output_idx"), "target", f"{where}.output_idx", name, line,
-                          problems))
-    edit_type = mapping.get(category) or mapping.get(category.lower())
-    if edit_type is not None:
-        return EditIn(edit_type, dict(annotation), spans, where)
-    if comment_type is None:
-        problems.append(Problem(name, line, f"{where}.category",
-                                f"category {category!r} maps to no edit type of schema "
-                                f"{schema.name!r} ({', '.join(e.name for e in schema.edit_types)}"
-                                f") and the schema has no comment edit type to keep it; map it "
-                                f"with --map {category}=TYPE"))
-        return None
-    field = _comment_field(schema.edit_type(comment_type))
-    text = f"Thresh category {category!r}"
-    if annotation:
-        text += ": " + json.dumps(annotation, ensure_ascii=False, sort_keys=True)
-    notes.append(f"{name}:{line}: {where}: category {category!r} kept as a {comment_type} edit")
-    return EditIn(comment_type, {field: text}, spans, where)
+def _flatten(question: str, answer: Any, out: dict[str, Any], nested: list[str], where: str,
+             name: str, line: int, problems: list[Problem]) -> None:
+    """``{"val": OPTION, OPTION: sub-answer}`` -> ``QUESTION = OPTION`` and
+    ``QUESTION.OPTION = sub-answer`` (recursively)."""
+    if not isinstance(answer, dict):
+        out[question] = answer
+        return
+    if "val" not in answer:
+        problems.append(Problem(name, line, where, "expected an answer, or {\"val\": OPTION, "
+                                "...} for a question with sub-questions" + got(answer)))
+        return
+    out[question] = answer["val"]
+    nested.append(question)
+    for key, sub in answer.items():
+        if key != "val":
+            _flatten(f"{question}.{key}", sub, out, nested, f"{where}.{key}", name, line,
+                     problems)
+
+
+def _status(row: dict, name: str, line: int, problems: list[Problem]) -> tuple[str, bool]:
+    """(status, whether the file says the work is complete)."""
+    if "_status" in row:
+        status = row["_status"]
+        if status not in ASSIGNMENT_STATUSES or status == "assigned":
+            allowed = [s for s in ASSIGNMENT_STATUSES if s != "assigned"]
+            problems.append(Problem(name, line, "_status", f"one of {allowed}" + got(status)))
+            return "done", False
+        return status, status == "done"
+    if "_completed" in row:
+        completed = row["_completed"]
+        # Thresh writes true, or the time the annotator finished (a timestamp string).
+        return ("done", True) if completed else ("in_progress", False)
+    return "done", False
 
 
 def _ratings(value: Any, name: str, line: int, problems: list[Problem]) -> list[RatingIn]:
     if value is None:
         return []
     if not isinstance(value, list):
-        problems.append(Problem(name, line, "_ratings", "must be a list"))
+        problems.append(Problem(name, line, "_ratings", "must be a list" + got(value)))
         return []
     ratings = []
     for i, item in enumerate(value):
         where = f"_ratings[{i}]"
         if not isinstance(item, dict) or not isinstance(item.get("field"), str):
-            problems.append(Problem(name, line, where, "must be {level, item, field, value}"))
+            problems.append(Problem(name, line, where, "must be {level, item, field, value}"
+                                    + got(item)))
             continue
         ratings.append(RatingIn(str(item.get("level", "document")), str(item.get("item", "")),
                                 item["field"], item.get("value"), item.get("rationale"),
                                 f"{where}.value"))
     return ratings
-
-
-def to_thresh(records: list[AnnotationRecord]) -> dict[str, list[dict]]:
-    """Records -> one Thresh file (a list of records) per annotator."""
-    files: dict[str, list[dict]] = {}
-    for r in records:
-        out = files.setdefault(r.annotator, [])
-        per_category: dict[str, int] = {}
-        edits = []
-        for e in r.edits:
-            number = per_category.get(e.edit_type, 0)
-            per_category[e.edit_type] = number + 1
-            source = [[s.start, s.end] for s in e.spans if s.side == "source"]
-            target = [[s.start, s.end] for s in e.spans if s.side == "target"]
-            edits.append({"category": e.edit_type, "id": number, "annotation": e.fields,
-                          "input_idx": source or None, "output_idx": target or None})
-        record = {"id": r.document_id, "source": r.source, "target": r.target, "edits": edits,
-                  "_thresh_id": len(out), "_seconds_spent": r.seconds_spent,
-                  "_completed": r.status == "done", "_status": r.status,
-                  "_annotator": r.annotator}
-        if r.ratings:
-            record["_ratings"] = [{"level": g.level, "item": g.item, "field": g.field,
-                                   "value": g.value, "rationale": g.rationale}
-                                  for g in r.ratings]
-        if r.meta:
-            record["_meta"] = r.meta
-        out.append(record)
-    return files
-
-
-def typology_yaml(schema: Schema) -> str:
-    """A Thresh typology (the YAML that configures a Thresh interface) for the schema's edit
-    types: each becomes an edit with input/output enabled per its sides and one question
-    per field (options for choice/ordinal fields, a text box for text fields)."""
-    edits = []
-    for e in schema.edit_types:
-        questions = []
-        for f in e.fields:
-            question: dict[str, Any] = {"name": f.name, "question": f.label}
-            if f.type == "text":
-                question["options"] = "textbox"
-            else:
-                question["options"] = [{"name": str(o.value), "label": o.label}
-                                       for o in f.options]
-            if f.required:
-                question["required"] = True
-            questions.append(question)
-        both = set(e.sides) == {"source", "target"}
-        edits.append({
-            "name": e.name, "label": e.label, "color": e.color,
-            "type": "multi_span" if both else "single_span",
-            "enable_input": "source" in e.sides, "enable_output": "target" in e.sides,
-            **({"annotation": questions} if questions else {}),
-        })
-    typology = {"template_name": schema.name, "template_label": schema.title,
-                "instructions": schema.description or schema.title, "edits": edits}
-    return yaml.safe_dump(typology, sort_keys=False, allow_unicode=True)

@@ -10,7 +10,7 @@ import json
 import re
 from pathlib import Path
 
-from annotator.releases.formats import safe_name
+from annotator.safe_paths import UnsafePathError, child_path
 
 VERSION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -19,13 +19,18 @@ def valid_version(version: str) -> bool:
     return bool(VERSION_PATTERN.match(version or "")) and ".." not in version
 
 
-def project_folder(exports_path: Path, project_name: str) -> Path:
-    return Path(exports_path) / safe_name(project_name)
+def project_folder(exports_path: Path, project_slug: str) -> Path:
+    """``exports/<slug>``: keyed by the project's unique slug (``Project.slug``)."""
+    return child_path(Path(exports_path), project_slug)
 
 
-def list_releases(exports_path: Path, project_name: str) -> list[dict]:
+def release_folder(exports_path: Path, project_slug: str, version: str) -> Path:
+    return child_path(Path(exports_path), project_slug, version)
+
+
+def list_releases(exports_path: Path, project_slug: str) -> list[dict]:
     """Manifests of the project's releases, newest first."""
-    folder = project_folder(exports_path, project_name)
+    folder = project_folder(exports_path, project_slug)
     if not folder.is_dir():
         return []
     result = []
@@ -42,12 +47,15 @@ def list_releases(exports_path: Path, project_name: str) -> list[dict]:
                   reverse=True)
 
 
-def release_file(exports_path: Path, project_name: str, version: str,
+def release_file(exports_path: Path, project_slug: str, version: str,
                  relative: str) -> Path | None:
     """The path of one listed file of a release, or None."""
     if not valid_version(version):
         return None
-    root = (project_folder(exports_path, project_name) / version).resolve()
+    try:
+        root = release_folder(exports_path, project_slug, version).resolve()
+    except UnsafePathError:
+        return None
     manifest = root / "MANIFEST.json"
     if not manifest.is_file():
         return None

@@ -1,8 +1,6 @@
-"""Byte-stable serialisations of release files.
-
-Determinism rules: keys sorted, records in a fixed order, floats rounded to 6 decimals
-(so summation order in the statistics cannot change a digit), no timestamps (the only one
-of a release is ``created_at`` in MANIFEST.json), "\\n" line ends, UTF-8.
+"""Release files beyond JSON: the flat gold CSV. JSON and JSON Lines come from
+:mod:`annotator.core.stable_json` (byte-stable: keys sorted, floats rounded, records in a
+fixed order, no timestamps except ``created_at`` in MANIFEST.json, "\\n" line ends, UTF-8).
 """
 
 from __future__ import annotations
@@ -10,37 +8,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
-import re
-from typing import Any
 
-FLOAT_DIGITS = 6
+from annotator.core.stable_json import stable
+
 CSV_COLUMNS = ("document_id", "record", "type", "level", "item", "value", "source_spans",
                "target_spans", "source_text", "target_text", "fields", "method",
                "decision_id", "source_edit_ids", "source_annotators")
-
-
-def stable(value: Any) -> Any:
-    """``value`` with floats rounded and NaN/inf turned into None (JSON has neither)."""
-    if isinstance(value, float):
-        return None if not math.isfinite(value) else round(value, FLOAT_DIGITS) + 0.0
-    if isinstance(value, dict):
-        return {str(k): stable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [stable(v) for v in value]
-    if hasattr(value, "item") and callable(value.item):  # numpy scalars
-        return stable(value.item())
-    return value
-
-
-def json_text(value: Any, *, indent: int | None = 2) -> str:
-    return json.dumps(stable(value), ensure_ascii=False, sort_keys=True, indent=indent,
-                      allow_nan=False) + "\n"
-
-
-def jsonl_text(records: list[dict]) -> str:
-    return "".join(json.dumps(stable(r), ensure_ascii=False, sort_keys=True,
-                              separators=(",", ":"), allow_nan=False) + "\n" for r in records)
 
 
 def _spans(pairs: list[list[int]]) -> str:
@@ -70,9 +43,3 @@ def gold_csv_text(records: list[dict]) -> str:
                 r["method"], p["decision_id"], "",
                 ";".join(sorted(set(p["values"]) | set(p["tiebreak"])))])
     return out.getvalue()
-
-
-def safe_name(name: str) -> str:
-    """A file/folder name made of letters, digits, '.', '_' and '-' (no path tricks)."""
-    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", name).strip("._") or "unnamed"
-    return cleaned[:100]

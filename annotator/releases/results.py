@@ -6,9 +6,9 @@ from __future__ import annotations
 
 
 def results_files(session, project) -> dict[str, str]:
-    from annotator.evaluation import mode_of
+    from annotator.annotate.modes import project_mode
 
-    if mode_of(project.schema_name) is None:
+    if not project_mode(project).has_results:
         return {}
     from annotator.evaluation.export import results_csv, results_json
     from annotator.evaluation.results import project_results

@@ -7,7 +7,8 @@ Contents of ``<exports>/<project>/<V>/``:
 - ``annotations/<annotator>.jsonl`` each annotator's raw work on the released documents;
 - ``agreement.json`` / ``agreement.html`` the agreement report of those documents computed
   on the annotators' own (pre-adjudication) work, without embeddings (deterministic);
-- ``schema.yaml`` and ``guideline.md`` exactly as the project used them;
+- ``schema.yaml`` and ``guideline.md`` exactly as the project used them (the manifest lists
+  the schema's revisions, see ``annotator project schema``);
 - ``results/`` (evaluation projects) the mode's results as JSON and CSV;
 - ``MANIFEST.json`` counts, tool version, notes, excluded documents with reasons, and the
   sha256 and size of every other file.
@@ -31,14 +32,18 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotator import __version__
-from annotator.study import audit
 from annotator.adjudication.gold import gold_record, release_blocker
-from annotator.adjudication.source import tiebreak_assignment_ids
-from annotator.study.guideline_text import GuidelineNotFound, guideline_markdown
+from annotator.adjudication.store import tiebreak_assignment_ids
+from annotator.core.serialise import edit_to_dict, rating_to_dict
+from annotator.core.stable_json import json_text, jsonl_text, stable
 from annotator.models import Assignment, Document, Project
+from annotator.releases.browse import project_folder, release_folder, valid_version
+from annotator.releases.formats import gold_csv_text
+from annotator.safe_paths import file_component
+from annotator.study import audit
+from annotator.study.guideline_text import GuidelineNotFound, guideline_markdown
 from annotator.study.projects import project_schema
-from annotator.releases.browse import project_folder, valid_version
-from annotator.releases.formats import gold_csv_text, json_text, jsonl_text, safe_name
+from annotator.study.schema_revision import revisions as schema_revisions
 
 
 class ReleaseError(Exception):
@@ -46,16 +51,24 @@ class ReleaseError(Exception):
 
 
 def cut_release(session: Session, project: Project, version: str, *, exports_path: Path,
-                notes: str = "", require_complete: bool = False, bootstrap: int = 1000,
-                seed: int = 0, user_id: int | None = None) -> dict:
-    """Write the release and return its manifest."""
+                notes: str = "", require_complete: bool = False, bootstrap: int | None = None,
+                seed: int | None = None, user_id: int | None = None) -> dict:
+    """Write the release and return its manifest. The agreement report's resamples and seed
+    default to the project's own (``agreement.store.bootstrap_settings``)."""
+    from annotator.agreement.store import bootstrap_settings
+
+    configured = bootstrap_settings(project)
+    bootstrap = configured["bootstrap"] if bootstrap is None else bootstrap
+    seed = configured["seed"] if seed is None else seed
     if not valid_version(version):
         raise ReleaseError(f"version {version!r}: use letters, digits, '.', '_' or '-' "
                            "(e.g. v1.0)")
-    folder = project_folder(exports_path, project.name)
-    final = folder / version
+    folder = project_folder(exports_path, project.slug)
+    final = release_folder(exports_path, project.slug, version)
     if final.exists():
-        raise ReleaseError(f"release {version} of {project.name} exists already ({final}); "
+        # No folder in the message: it is shown on the web page, where a server path
+        # means nothing to the lead and tells a visitor how the server is laid out.
+        raise ReleaseError(f"release {version} of {project.name} exists already; "
                            "releases are immutable: choose a new version")
     documents = session.scalars(select(Document).where(Document.project_id == project.id)
                                 .order_by(Document.position, Document.id)).all()
@@ -76,7 +89,8 @@ def cut_release(session: Session, project: Project, version: str, *, exports_pat
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "tool": {"name": "annotator", "version": __version__},
         "schema": {"name": project.schema_name, "file": "schema.yaml",
-                   "guideline": project_schema(project).guideline},
+                   "guideline": project_schema(project).guideline,
+                   "revisions": schema_revisions(session, project)},
         "agreement": {"on": "annotators' own work (pre-adjudication) on released documents",
                       "bootstrap": bootstrap, "seed": seed, "embeddings": False},
         "counts": _counts(records, documents, excluded, files),
@@ -104,7 +118,6 @@ def _files(session, project, released, records, bootstrap, seed) -> dict[str, by
         files[f"annotations/{name}.jsonl"] = jsonl_text(lines)
     report = agreement_report(session, project, released, bootstrap, seed)
     from annotator.agreement.html_report import render_html
-    from annotator.releases.formats import stable
 
     files["agreement.json"] = json_text(report)
     files["agreement.html"] = render_html(stable(report))
@@ -122,16 +135,13 @@ def _raw_annotations(session, released) -> dict[str, list[dict]]:
                                   .order_by(Assignment.id)).all()
     for a in sorted(assignments, key=lambda a: (a.user.username, a.document.position,
                                                 a.document.id)):
-        by_name.setdefault(safe_name(a.user.username), []).append({
+        by_name.setdefault(file_component(a.user.username), []).append({
             "document_id": a.document.external_id, "annotator": a.user.username,
             "role": "tiebreak" if a.id in tiebreak else "annotator", "status": a.status,
             "seconds_spent": round(a.seconds_spent or 0.0, 1),
-            "edits": [{"id": e.id, "edit_type": e.edit_type, "fields": e.fields,
-                       "spans": [{"side": s.side, "start": s.start, "end": s.end}
-                                 for s in e.spans], "suggestion_id": e.suggestion_id}
-                      for e in a.edits],
-            "ratings": [{"level": r.level, "item": r.item, "field": r.field, "value": r.value,
-                         "rationale": r.rationale}
+            "meta": dict(a.meta or {}),
+            "edits": [edit_to_dict(e) for e in a.edits],
+            "ratings": [rating_to_dict(r)
                         for r in sorted(a.ratings, key=lambda r: (r.level, r.item, r.field))],
         })
     return by_name
@@ -176,6 +186,8 @@ def _write_atomically(folder: Path, final: Path, files: dict[str, bytes]) -> Non
     try:
         for name, data in files.items():
             path = staging / name
+            if not path.resolve().is_relative_to(staging.resolve()):
+                raise ReleaseError(f"release file name {name!r} leaves the release folder")
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
             path.chmod(0o444)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+import re
+
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from annotator.study import audit
 from annotator.models import ROLES, User
+from annotator.study import audit
 
 MIN_PASSWORD_LENGTH = 8
 
@@ -40,6 +42,71 @@ def authenticate(session: Session, username: str, password: str) -> User | None:
         check_password_hash(_DUMMY_HASH, password)
         return None
     return user if check_password_hash(user.password_hash, password) else None
+
+
+EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+
+
+def end_sessions(session: Session, user: User, reason: str) -> None:
+    """Every session cookie of ``user`` stops working (see ``User.session_generation``)."""
+    user.session_generation = (user.session_generation or 0) + 1
+    audit.record(session, "user.sessions_ended", user_id=user.id, object_type="user",
+                 object_id=user.id, reason=reason)
+
+
+def set_password(session: Session, user: User, password: str, *, by: int | None = None) -> None:
+    """A new password; sessions opened with the old one end. ``by``: who changed it (a lead
+    or admin on the users page), for the audit trail."""
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise AccountError(f"password: at least {MIN_PASSWORD_LENGTH} characters")
+    user.password_hash = generate_password_hash(password)
+    end_sessions(session, user, "password changed")
+    if by is not None:
+        audit.record(session, "user.password", user_id=by, object_type="user", object_id=user.id)
+
+
+def deactivate(session: Session, user: User) -> None:
+    """The user can no longer log in, and open sessions end now."""
+    user.active = False
+    end_sessions(session, user, "deactivated")
+
+
+def set_active(session: Session, user: User, active: bool, *, by: int | None = None) -> None:
+    """Deactivate (the user can no longer log in, open sessions end, their work stays) or
+    reactivate."""
+    if not active and by == user.id:
+        raise AccountError("you cannot deactivate your own account")
+    if active:
+        user.active = True
+    else:
+        deactivate(session, user)
+    session.flush()
+    audit.record(session, "user.activated" if active else "user.deactivated", user_id=by,
+                 object_type="user", object_id=user.id)
+
+
+def set_email(session: Session, user: User, email: str, *, by: int | None = None) -> None:
+    """Set (or, with an empty string, clear) a user's e-mail; unique across accounts."""
+    email = email.strip()
+    if email and (len(email) > 254 or not EMAIL.fullmatch(email)):
+        raise AccountError(f"e-mail: {email!r} is not an address like name@example.org")
+    if email and session.scalar(select(User.id).where(
+            func.lower(User.email) == email.lower(), User.id != user.id)) is not None:
+        raise AccountError(f"e-mail: {email!r} is used by another account")
+    user.email = email or None
+    session.flush()
+    audit.record(session, "user.email", user_id=by, object_type="user", object_id=user.id)
+
+
+def set_role(session: Session, user: User, role: str, *, by: int | None = None) -> None:
+    if role not in ROLES:
+        raise AccountError(f"role: one of {', '.join(ROLES)}, got {role!r}")
+    if by == user.id and role != user.role:
+        raise AccountError("you cannot change your own role")
+    before, user.role = user.role, role
+    session.flush()
+    audit.record(session, "user.role", user_id=by, object_type="user", object_id=user.id,
+                 before=before, after=role)
 
 
 def find_user(session: Session, username: str) -> User | None:

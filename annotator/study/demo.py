@@ -6,15 +6,15 @@ recorded in ``demo_data/infolossqa_demo_planted.json``.
 
 from __future__ import annotations
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotator.study.accounts import create_user, find_user
 from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
-from annotator.study.projects import create_project
 from annotator.models import Project
 from annotator.resources import demo_data_dir
-from sqlalchemy import select
+from annotator.study.accounts import create_user, find_user
+from annotator.study.projects import create_project
 
 # Fixed, printed credentials: the demo only ever serves on 127.0.0.1.
 DEMO_USERS = (

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from annotator.study import audit
 from annotator.models import Project, ProjectMember, User
+from annotator.safe_paths import project_slug
 from annotator.schemas import Schema, load_schema, parse_schema
+from annotator.study import audit
 
 
 class ProjectError(ValueError):
@@ -31,9 +32,15 @@ def create_project(
         raise ProjectError("annotators per document: at least 1")
     if session.scalar(select(Project).where(Project.name == name)) is not None:
         raise ProjectError(f"a project named {name!r} exists already")
+    slug = project_slug(name)
+    clash = session.scalar(select(Project.name).where(func.lower(Project.slug) == slug.lower()))
+    if clash is not None:
+        raise ProjectError(f"name {name!r}: its release folder {slug!r} is taken by project "
+                           f"{clash!r}; choose a name that differs in letters or digits")
     loaded = load_schema(schema)  # raises SchemaError with file/key/expected
     project = Project(
         name=name,
+        slug=slug,
         schema_name=loaded.name,
         schema_yaml=loaded.source_text,
         annotators_per_doc=annotators_per_doc,

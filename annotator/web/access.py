@@ -23,7 +23,11 @@ def load_user() -> User | None:
     if "user" not in g:
         user_id = session.get("user_id")
         user = db().get(User, user_id) if user_id else None
-        g.user = user if user is not None and user.active else None
+        # A cookie from before the user's last logout, password change or deactivation
+        # carries an older generation: it no longer opens anything.
+        valid = (user is not None and user.active
+                 and session.get("generation") == user.session_generation)
+        g.user = user if valid else None
     return g.user
 
 

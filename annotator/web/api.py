@@ -10,30 +10,35 @@ done (with the current record), 422 does not fit the schema (with a list of prob
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, jsonify, request
+from flask import Blueprint, abort, current_app, jsonify, request
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
+from annotator.annotate.modes import project_mode
 from annotator.annotate.store import (
     Conflict,
     ValidationFailed,
     add_time,
-    assignment_to_dict,
     create_edit,
     delete_edit,
-    edit_to_dict,
-    rating_to_dict,
     record_suggestion_action,
     set_rating,
     set_status,
-    suggestion_to_dict,
     update_edit,
 )
+from annotator.core import strict_json
+from annotator.core.serialise import (
+    assignment_to_dict,
+    edit_to_dict,
+    rating_to_dict,
+    schema_to_dict,
+    suggestion_to_dict,
+)
+from annotator.evaluation.plainfact import relation_problem
 from annotator.models import Assignment, Edit, Suggestion, SuggestionAction
 from annotator.study.projects import project_schema
-from annotator.schemas import Schema
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -54,6 +59,17 @@ def lost_race(exc):
                    "reload to see the newer version.", current=None), 409
 
 
+@bp.errorhandler(OperationalError)
+def busy(exc: OperationalError):
+    """The database stayed locked longer than the busy time-out (a long write elsewhere):
+    say so and ask the page to retry, instead of a 500 that reads like lost work."""
+    db().rollback()
+    response = jsonify(error="busy", message="The database is busy; your change was not "
+                       "saved yet. It will be retried.")
+    response.headers["Retry-After"] = "2"
+    return response, 503
+
+
 @bp.errorhandler(ValidationFailed)
 def invalid(exc: ValidationFailed):
     db().rollback()
@@ -67,9 +83,17 @@ def conflict(exc: Conflict):
 
 
 def body() -> dict:
-    data = request.get_json(silent=True)
+    """The request's JSON object, parsed strictly: NaN/Infinity, deep nesting are a 400;
+    a NUL character or lone surrogate a 422 naming the field."""
+    try:
+        data = strict_json.loads(request.get_data(as_text=True))
+    except strict_json.StrictJSONError as exc:
+        abort(400, description=f"request body: {exc}")
     if not isinstance(data, dict):
         abort(400, description="expected a JSON object")
+    found = strict_json.value_problem(data)
+    if found:
+        raise ValidationFailed([{"field": found[0], "message": found[1]}])
     return data
 
 
@@ -81,28 +105,16 @@ def own_assignment(assignment_id: int) -> Assignment:
     return assignment
 
 
+def max_text() -> int:
+    """The longest text one field may hold (ANNOTATOR_MAX_TEXT_CHARS)."""
+    return current_app.config["ANNOTATOR"].max_text_chars
+
+
 def own_edit(edit_id: int) -> Edit:
     edit = db().get(Edit, edit_id)
     if edit is None or edit.assignment.user_id != load_user().id:
         abort(404)
     return edit
-
-
-def schema_to_dict(schema: Schema) -> dict:
-    def field(f):
-        return {"name": f.name, "label": f.label, "type": f.type, "required": f.required,
-                "help": f.help, "level": f.level,
-                "options": [{"value": o.value, "label": o.label} for o in f.options]}
-
-    return {
-        "name": schema.name, "title": schema.title, "unit": schema.unit,
-        "guideline": schema.guideline,
-        "edit_types": [{"name": e.name, "label": e.label, "sides": list(e.sides),
-                        "required_sides": list(e.required_sides), "color": e.color,
-                        "key": e.key, "description": e.description,
-                        "fields": [field(f) for f in e.fields]} for e in schema.edit_types],
-        "ratings": [field(r) for r in schema.ratings],
-    }
 
 
 @bp.get("/assignments/<int:assignment_id>")
@@ -132,6 +144,7 @@ def get_assignment(assignment_id: int):
         ratings=[rating_to_dict(r) for r in assignment.ratings],
         suggestions=[suggestion_to_dict(s, actions.get(s.id))
                      for s in sorted(document.suggestions, key=_reading_order)],
+        limits={"text": max_text()},
     )
 
 
@@ -145,7 +158,7 @@ def _reading_order(suggestion: Suggestion):
 @login_required
 def post_edit(assignment_id: int):
     assignment = own_assignment(assignment_id)
-    edit = create_edit(db(), assignment, body(), load_user().id)
+    edit = create_edit(db(), assignment, body(), load_user().id, max_text())
     db().commit()
     return jsonify(edit=edit_to_dict(edit), assignment=assignment_to_dict(assignment)), 201
 
@@ -154,7 +167,7 @@ def post_edit(assignment_id: int):
 @login_required
 def put_edit(edit_id: int):
     edit = own_edit(edit_id)
-    update_edit(db(), edit, body(), load_user().id)
+    update_edit(db(), edit, body(), load_user().id, max_text())
     db().commit()
     return jsonify(edit=edit_to_dict(edit), assignment=assignment_to_dict(edit.assignment))
 
@@ -174,7 +187,12 @@ def remove_edit(edit_id: int):
 @login_required
 def put_rating(assignment_id: int):
     assignment = own_assignment(assignment_id)
-    rating = set_rating(db(), assignment, body(), load_user().id)
+    data = body()
+    if project_mode(assignment.document.project).name == "plainfact" and \
+            data.get("field") == "relation" and relation_problem(data.get("value")):
+        raise ValidationFailed([{"field": "value",
+                                 "message": relation_problem(data.get("value"))}])
+    rating = set_rating(db(), assignment, data, load_user().id, max_text())
     db().commit()
     return jsonify(rating=rating_to_dict(rating), assignment=assignment_to_dict(assignment))
 
@@ -187,6 +205,8 @@ def suggestion_action(assignment_id: int, suggestion_id: int):
     record = record_suggestion_action(db(), assignment, suggestion_id, data.get("action"),
                                       data.get("edit_id"))
     db().commit()
+    if record is None:  # withdrawn (undo)
+        return jsonify(suggestion_id=suggestion_id, action=None, edit_id=None)
     return jsonify(suggestion_id=suggestion_id, action=record.action, edit_id=record.edit_id)
 
 
@@ -208,7 +228,9 @@ def change_status(assignment_id: int):
                          load_user().id)
     if missing:
         db().rollback()
-        return jsonify(error="incomplete", message="Some required answers are missing.",
-                       missing=missing), 422
+        return jsonify(error="incomplete", message=f"Not done yet: {len(missing)} "
+                       f"thing{'s' if len(missing) > 1 else ''} missing (a rating, a required "
+                       "answer or span, or the rationale a negative rating needs). Each entry "
+                       "jumps to its place.", missing=missing), 422
     db().commit()
     return jsonify(assignment=assignment_to_dict(assignment))

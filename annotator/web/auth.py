@@ -1,44 +1,64 @@
-"""Logging in and out."""
+"""Logging in and out, and the session checks every request goes through."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
 from urllib.parse import urlparse
 
-from flask import Blueprint, flash, redirect, render_template, request, session, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 
 from annotator.study import audit
-from sqlalchemy import func, select
-
-from annotator.study.accounts import authenticate
-from annotator.models import AuditEvent
+from annotator.study.accounts import authenticate, end_sessions
+from annotator.study.throttle import ThrottlePolicy, attempt_succeeded, reserve_attempt
 from annotator.web.access import db, load_user
 
 bp = Blueprint("auth", __name__)
 
+# Endpoints an anonymous visitor may reach; everything else answers with the login page
+# (or 401 for the API) before any other code looks at the request, so nothing about what
+# exists (assignment ids, projects) leaks to someone who is not logged in.
+PUBLIC_ENDPOINTS = {"auth.login", "auth.logout", "static"}
 
-MAX_FAILURES = 5
-FAILURE_WINDOW = timedelta(minutes=15)
+
+@bp.before_app_request
+def anonymous_get_the_login_page_first():
+    if request.endpoint in PUBLIC_ENDPOINTS or load_user() is not None:
+        return None
+    if request.path.startswith("/api/"):
+        abort(401)
+    if request.endpoint is None:
+        abort(404)
+    return redirect(url_for("auth.login", next=request.full_path))
 
 
-def recent_failures(username: str) -> int:
-    since = datetime.now(timezone.utc) - FAILURE_WINDOW
-    return db().scalar(select(func.count(AuditEvent.id)).where(
-        AuditEvent.action == "login.failed", AuditEvent.object_type == "login",
-        AuditEvent.object_id == username[:64], AuditEvent.created_at >= since)) or 0
+def _policy() -> ThrottlePolicy:
+    return current_app.config.get("LOGIN_THROTTLE") or ThrottlePolicy()
 
 
 @bp.route("/login", methods=["GET", "POST"])
 def login():
     if request.method == "POST":
         username = request.form.get("username", "").strip()
-        # Throttle per user name, whatever the address: guessing one account's password
-        # from many machines is throttled too. Checked before the password, so a correct
-        # guess during the lock-out does not reveal itself.
-        if recent_failures(username) >= MAX_FAILURES:
-            flash("Too many failed attempts for this user name. Wait 15 minutes or ask "
-                  "your lead to check the account.", "error")
-            return render_template("login.html", username=username), 429
+        engine = current_app.extensions["annotator_db"].engine
+        # Reserved before the password is checked (atomically), so parallel guesses cannot
+        # overshoot the limit, and a correct guess while refused does not reveal itself.
+        wait = reserve_attempt(engine, username, request.remote_addr, _policy())
+        if wait is not None:
+            flash(f"Too many failed attempts. Try again in {int(wait + 0.999)} seconds.",
+                  "error")
+            response = current_app.make_response(
+                (render_template("login.html", username=username), 429))
+            response.headers["Retry-After"] = str(int(wait + 0.999))
+            return response
         user = authenticate(db(), username, request.form.get("password", ""))
         if user is None:
             audit.record(db(), "login.failed", object_type="login", object_id=username[:64],
@@ -46,8 +66,10 @@ def login():
             db().commit()
             flash("Unknown user name or wrong password.", "error")
             return render_template("login.html", username=username), 401
+        attempt_succeeded(engine, username, request.remote_addr)
         session.clear()
         session["user_id"] = user.id
+        session["generation"] = user.session_generation
         session.permanent = True
         audit.record(db(), "login", user_id=user.id)
         db().commit()
@@ -57,6 +79,11 @@ def login():
 
 @bp.post("/logout")
 def logout():
+    user = load_user()
+    if user is not None:
+        # Ends every session of the user, including cookies copied before this logout.
+        end_sessions(db(), user, "logout")
+        db().commit()
     session.clear()
     return redirect(url_for("auth.login"))
 

@@ -7,8 +7,8 @@ from collections import defaultdict
 from flask import Blueprint, render_template
 from sqlalchemy import func, select
 
-from annotator.evaluation import mode_of
 from annotator.agreement.store import live_summary
+from annotator.annotate.modes import project_mode
 from annotator.models import Assignment, Document, Project, ProjectMember, User
 from annotator.study.projects import project_schema
 from annotator.web.access import db, lead_required, load_user, project_for_lead
@@ -59,7 +59,7 @@ def overview(project_id: int, page: int = 1):
                 {"username": username, "status": status, "assignment_id": assignment_id})
     return render_template(
         "project_overview.html", project=project, schema=project_schema(project),
-        agreement=live_summary(db(), project), evaluation_mode=mode_of(project.schema_name),
+        agreement=live_summary(db(), project), has_results=project_mode(project).has_results,
         progress=progress, documents=documents, holders=holders, total=total, page=page,
         pages=max(1, -(-total // PAGE_SIZE)),
     )
@@ -78,10 +78,12 @@ def annotator_progress(project: Project) -> list[dict]:
     table: dict[str, dict] = {}
     for username, status, count, seconds in rows:
         entry = table.setdefault(username, {"username": username, "assigned": 0,
-                                            "in_progress": 0, "done": 0, "seconds": 0.0})
+                                            "in_progress": 0, "done": 0, "skipped": 0,
+                                            "seconds": 0.0})
         entry[status] += count
         entry["seconds"] += float(seconds)
     for entry in table.values():
-        entry["total"] = entry["assigned"] + entry["in_progress"] + entry["done"]
+        entry["total"] = (entry["assigned"] + entry["in_progress"] + entry["done"]
+                          + entry["skipped"])
         entry["percent_done"] = round(100 * entry["done"] / entry["total"]) if entry["total"] else 0
     return sorted(table.values(), key=lambda e: e["username"])

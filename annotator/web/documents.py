@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from flask import Blueprint, redirect, render_template, request, url_for
-from sqlalchemy import func, select
+from sqlalchemy import func, select, true
 from sqlalchemy.orm import contains_eager
 
+from annotator.core.vocabulary import ASSIGNMENT_STATUSES
+from annotator.models import Assignment, Document, Project, TieBreakRequest
 from annotator.study.guideline_text import GuidelineNotFound, guideline_html
-from annotator.models import Assignment, Document, TieBreakRequest
 from annotator.study.projects import project_schema
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
 
@@ -23,36 +24,76 @@ def home():
 
 
 PAGE_SIZE = 50
+SHOW = {"all": None, "todo": ("assigned", "in_progress"), "done": ("done",),
+        "skipped": ("skipped",)}
 
 
 @bp.route("/my")
 @login_required
 def my_documents():
-    """The annotator's assignments, unfinished first, a page at a time (a study can give
-    one person thousands of documents)."""
+    """The annotator's assignments in document order, a page at a time (a study can give
+    one person thousands of documents), with per-project progress. Document order keeps a
+    finished document where it was instead of moving it to a later page; "to do" lists
+    only what is left and "Next to do" opens the first of it."""
     user = load_user()
-    page = max(1, request.args.get("page", 1, type=int))
-    counts = dict(db().execute(
-        select(Assignment.status, func.count(Assignment.id))
-        .where(Assignment.user_id == user.id).group_by(Assignment.status)).all())
-    total = sum(counts.values())
+    project_id = request.args.get("project", type=int)
+    search = request.args.get("q", "").strip()
+    show = request.args.get("show", "all")
+    show = show if show in SHOW else "all"
+    progress = _progress(user.id)
+    query = (select(Assignment).where(Assignment.user_id == user.id).join(Document))
+    if project_id:
+        query = query.where(Document.project_id == project_id)
+    if search:
+        like = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        query = query.where(Document.external_id.ilike(like, escape="\\")
+                            | Document.source.ilike(like, escape="\\")
+                            | Document.target.ilike(like, escape="\\"))
+    if SHOW[show]:
+        query = query.where(Assignment.status.in_(SHOW[show]))
+    matching = db().scalar(select(func.count()).select_from(query.subquery()))
+    pages = max(1, -(-matching // PAGE_SIZE))
+    page = min(max(1, request.args.get("page", 1, type=int)), pages)
     assignments = db().scalars(
-        select(Assignment)
-        .where(Assignment.user_id == user.id)
-        .join(Document)
-        .options(contains_eager(Assignment.document).load_only(
-                     Document.external_id, Document.position, Document.project_id),
-                 contains_eager(Assignment.document).joinedload(Document.project))
-        .order_by((Assignment.status == "done"), Document.project_id, Document.position,
-                  Assignment.id)
+        query.options(contains_eager(Assignment.document).load_only(
+                          Document.external_id, Document.position, Document.project_id),
+                      contains_eager(Assignment.document).joinedload(Document.project))
+        .order_by(Document.project_id, Document.position, Document.id, Assignment.id)
         .offset((page - 1) * PAGE_SIZE).limit(PAGE_SIZE)
     ).all()
+    next_up = db().scalar(
+        select(Assignment.id).where(Assignment.user_id == user.id,
+                                    Assignment.status.in_(SHOW["todo"])).join(Document)
+        .where(Document.project_id == project_id if project_id else true())
+        .order_by(Document.project_id, Document.position, Document.id).limit(1))
     # A third annotator asked to break ties rates only the disputed items, on its own page.
     tiebreaks = set(db().scalars(select(TieBreakRequest.assignment_id).where(
         TieBreakRequest.assignment_id.in_([a.id for a in assignments])))) if assignments else set()
-    return render_template("my_documents.html", assignments=assignments, counts=counts,
-                           total=total, page=page, pages=max(1, -(-total // PAGE_SIZE)),
-                           tiebreaks=tiebreaks)
+    return render_template("my_documents.html", assignments=assignments, progress=progress,
+                           matching=matching, page=page, pages=pages, tiebreaks=tiebreaks,
+                           args={"project": project_id or "", "q": search, "show": show},
+                           next_up=next_up)
+
+
+def _progress(user_id: int) -> list[dict]:
+    """Per project: the user's documents by status and time spent."""
+    rows = db().execute(
+        select(Project.id, Project.name, Assignment.status, func.count(Assignment.id),
+               func.coalesce(func.sum(Assignment.seconds_spent), 0.0))
+        .join(Document, Document.id == Assignment.document_id)
+        .join(Project, Project.id == Document.project_id)
+        .where(Assignment.user_id == user_id)
+        .group_by(Project.id, Project.name, Assignment.status).order_by(Project.name))
+    table: dict[int, dict] = {}
+    for pid, name, status, count, seconds in rows:
+        entry = table.setdefault(pid, {"id": pid, "name": name, "total": 0, "seconds": 0.0,
+                                       **{s: 0 for s in ASSIGNMENT_STATUSES}})
+        entry[status] += count
+        entry["total"] += count
+        entry["seconds"] += float(seconds)
+    for entry in table.values():
+        entry["percent_done"] = round(100 * entry["done"] / entry["total"])
+    return list(table.values())
 
 
 @bp.route("/assignments/<int:assignment_id>")

@@ -39,22 +39,51 @@ TEMPLATES = [
      "{drug} may help {population} with {condition}."),
 ]
 VALUES = {
-    "condition": ["Asthma", "Migraine", "Type 2 diabetes", "Crohn's disease", "Chronic kidney disease"],
+    "condition": [
+        "Asthma",
+        "Migraine",
+        "Type 2 diabetes",
+        "Crohn's disease",
+        "Chronic kidney disease",
+    ],
     "problem": ["hospital admission", "missed school days", "long-term disability", "poor sleep"],
     "population": ["children", "adults", "older adults", "pregnant women", "adolescents"],
-    "design": ["prospective double-blind, randomized", "multicentre placebo-controlled",
-               "randomized crossover", "open-label randomized"],
+    "design": [
+        "prospective double-blind, randomized",
+        "multicentre placebo-controlled",
+        "randomized crossover",
+        "open-label randomized",
+    ],
     "n": ["120", "42", "356", "1,024", "87"],
     "sites": ["12", "4", "27", "3"],
     "drug": ["montelukast", "vitamin D", "metformin", "budesonide", "erenumab"],
-    "dose": ["2.5 mg/kg twice daily", "2000 IU daily", "500 mg twice daily", "70 mg monthly",
-             "9 mg once daily"],
+    "dose": [
+        "2.5 mg/kg twice daily",
+        "2000 IU daily",
+        "500 mg twice daily",
+        "70 mg monthly",
+        "9 mg once daily",
+    ],
     "duration": ["12 weeks", "6 months", "24 weeks", "18 months", "8 weeks"],
-    "outcome": ["lung function", "headache days", "blood sugar", "symptom scores", "kidney function"],
-    "instrument": ["Asthma Control Questionnaire (ACQ)", "Migraine Disability Assessment (MIDAS)",
-                   "Short IBD Questionnaire (SIBDQ)", "Pittsburgh Sleep Quality Index (PSQI)"],
-    "stat": ["(p = 0.003)", "(OR 1.8, 95% CI 1.2-2.7)", "(mean difference 4.2 ± 1.1; p < 0.001)",
-             "(HR 0.71, 95% CI 0.55-0.92)"],
+    "outcome": [
+        "lung function",
+        "headache days",
+        "blood sugar",
+        "symptom scores",
+        "kidney function",
+    ],
+    "instrument": [
+        "Asthma Control Questionnaire (ACQ)",
+        "Migraine Disability Assessment (MIDAS)",
+        "Short IBD Questionnaire (SIBDQ)",
+        "Pittsburgh Sleep Quality Index (PSQI)",
+    ],
+    "stat": [
+        "(p = 0.003)",
+        "(OR 1.8, 95% CI 1.2-2.7)",
+        "(mean difference 4.2 ± 1.1; p < 0.001)",
+        "(HR 0.71, 95% CI 0.55-0.92)",
+    ],
     "pct": ["12%", "7.5%", "23%", "3 of 42"],
 }
 GENERIC = {"dose": "a daily dose", "duration": "some time", "stat": "in the study",
@@ -66,10 +95,12 @@ LEAKS = ["(I chose 'rephrase' as the internal simplification strategy)",
          "As an AI language model, I have rephrased this for a general audience.",
          "I hope this helps make the study easier to understand!",
          "(I used the 'explain' strategy here.)"]
-INJECTIONS = ["These comparisons were made whether or not the patients were also taking other medicines.",
-              "Researchers in Japan are now planning a much larger study with thousands of families.",
-              "Many doctors already recommend regular exercise and a healthy diet to everyone.",
-              "The company that makes the medicine paid for the whole study and wrote the report."]
+INJECTIONS = [
+    "These comparisons were made whether or not the patients were also taking other medicines.",
+    "Researchers in Japan are now planning a much larger study with thousands of families.",
+    "Many doctors already recommend regular exercise and a healthy diet to everyone.",
+    "The company that makes the medicine paid for the whole study and wrote the report.",
+]
 
 
 def fill(template: str, values: dict) -> tuple[str, dict[str, tuple[int, int]]]:
@@ -104,7 +135,9 @@ def make_document(rng: random.Random, doc_id: int) -> dict:
             loss_sentence += 1  # this sentence has no specific item; try the next one
         if plan in ("delete_item", "oversimplify") and k == loss_sentence and slot:
             t_values[slot] = "" if plan == "delete_item" else GENERIC[slot]
-            kind = "deletion" if plan == "delete_item" or not GENERIC[slot] else "oversimplification"
+            kind = (
+                "deletion" if plan == "delete_item" or not GENERIC[slot] else "oversimplification"
+            )
             t_text, t_where = fill(t_tpl, t_values)
             t_text = " ".join(t_text.split()).replace(" ,", ",").replace(" .", ".")
             s0, s1 = s_where[slot]
@@ -125,8 +158,14 @@ def make_document(rng: random.Random, doc_id: int) -> dict:
             start = tgt_off + len(t_text) + 1
             t_text = t_text + " " + leak
             for kind in ("trailing", "leaked_instruction"):
-                problems.append({"kind": kind, "source_spans": [], "target_spans": [[start, start + len(leak)]],
-                                 "slot": "leak"})
+                problems.append(
+                    {
+                        "kind": kind,
+                        "source_spans": [],
+                        "target_spans": [[start, start + len(leak)]],
+                        "slot": "leak",
+                    }
+                )
         source_parts.append(s_text)
         src_off += len(s_text) + 1
         if t_text:
@@ -135,8 +174,14 @@ def make_document(rng: random.Random, doc_id: int) -> dict:
     if plan == "inject":
         text = rng.choice(INJECTIONS)
         for kind in ("trailing", "semantic_outlier"):
-            problems.append({"kind": kind, "source_spans": [], "target_spans": [[tgt_off, tgt_off + len(text)]],
-                             "slot": "injection"})
+            problems.append(
+                {
+                    "kind": kind,
+                    "source_spans": [],
+                    "target_spans": [[tgt_off, tgt_off + len(text)]],
+                    "slot": "injection",
+                }
+            )
         target_parts.append(text)
     if plan == "repeat":
         text = target_parts[rng.randrange(1, len(target_parts))]

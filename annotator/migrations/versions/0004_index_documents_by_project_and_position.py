@@ -6,7 +6,6 @@ Create Date: 2026-11-22 02:59:02.862345
 """
 from alembic import op
 
-
 revision = '0004'
 down_revision = '0003'
 branch_labels = None

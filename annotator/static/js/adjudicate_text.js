@@ -1,5 +1,12 @@
-// Overlay every annotator's spans (one colour each) and the pre-highlights (dimmed) on a
-// text. The text is untrusted model output: it is only ever set through textContent.
+// The two texts of the adjudication view: every annotator's spans (one colour and one
+// underline offset each) and the pre-highlights (dimmed) drawn by the shared mark renderer
+// in code points; a selection in a text becomes a span in code points, snapped to words
+// exactly as on the annotation page.
+
+import { renderMarkedText } from "./marks.js";
+import { rangeToOffsets, snapToWords } from "./offsets.js";
+
+const cpsBySide = {};
 
 function spanPairs(list) {
   return (list || []).map((s) => (Array.isArray(s) ? { start: s[0], end: s[1] } : s));
@@ -22,57 +29,53 @@ export function marksFor(side, state) {
   return marks;
 }
 
-/** Render ``text`` into ``container`` as segments between every mark boundary. */
+/** Draw one side's text with its marks into `container` (a `.adj-text[data-side]`). */
 export function renderText(container, text, marks, colours) {
-  container.replaceChildren();
-  const cuts = new Set([0, text.length]);
-  for (const m of marks) { cuts.add(Math.max(0, Math.min(text.length, m.start))); cuts.add(Math.max(0, Math.min(text.length, m.end))); }
-  const points = [...cuts].sort((a, b) => a - b);
-  for (let i = 0; i + 1 < points.length; i++) {
-    const [a, b] = [points[i], points[i + 1]];
-    const covering = marks.filter((m) => m.start <= a && m.end >= b);
-    const seg = document.createElement("span");
-    seg.className = "seg";
-    seg.dataset.start = String(a);
-    seg.textContent = text.slice(a, b);
+  const { cps } = renderMarkedText(container, text, marks, (seg, covering) => {
     const annotators = [...new Set(covering.filter((m) => m.annotator).map((m) => m.annotator))].sort();
-    const edits = covering.filter((m) => m.editId).map((m) => m.editId);
     const suggestions = covering.filter((m) => m.suggestion);
+    const titles = [];
     if (annotators.length) {
       seg.classList.add("marked");
-      seg.dataset.edits = edits.join(" ");
+      seg.dataset.edits = covering.filter((m) => m.editId).map((m) => m.editId).join(" ");
+      seg.dataset.annotators = annotators.join(" ");
+      // One underline per annotator at its own depth: the cue is position, not colour alone.
       seg.style.boxShadow = annotators.map((n, k) => `inset 0 -${3 * (k + 1)}px 0 ${colours[n]}`).join(", ");
       seg.style.paddingBottom = `${3 * annotators.length - 2}px`;
-      seg.title = `marked by ${annotators.join(", ")}`;
+      titles.push(`marked by ${annotators.join(", ")}`);
     }
     if (suggestions.length) {
       seg.classList.add("pre");
-      seg.title = (seg.title ? seg.title + " · " : "") + "pre-highlight: " + suggestions.map((m) => m.suggestion.explanation || m.suggestion.kind).join("; ");
+      titles.push("pre-highlight: " + suggestions.map((m) => m.suggestion.explanation || m.suggestion.kind).join("; "));
     }
-    container.append(seg);
-  }
+    if (titles.length) seg.title = titles.join(" · ");
+  });
+  cpsBySide[container.dataset.side] = cps;
 }
 
-/** Character offsets of the current selection inside one text panel, or null. */
-export function selectionOffsets() {
+/** The current selection inside one text panel as {side, start, end} in code points
+ * (snapped to whole words), or null. */
+export function selectedSpan() {
   const sel = window.getSelection();
   if (!sel || sel.isCollapsed || sel.rangeCount === 0) return null;
   const range = sel.getRangeAt(0);
-  const offset = (node, within) => {
-    const seg = (node.nodeType === Node.TEXT_NODE ? node.parentElement : node).closest(".seg");
-    return seg ? Number(seg.dataset.start) + within : null;
-  };
-  const panel = range.startContainer.parentElement?.closest(".adj-text");
-  if (!panel || panel !== range.endContainer.parentElement?.closest(".adj-text")) return null;
-  const start = offset(range.startContainer, range.startOffset);
-  const end = offset(range.endContainer, range.endOffset);
-  if (start === null || end === null || end <= start) return null;
-  return { side: panel.dataset.side, start, end };
+  const node = range.startContainer.nodeType === Node.TEXT_NODE ? range.startContainer.parentElement : range.startContainer;
+  const panel = node?.closest?.(".adj-text");
+  if (!panel) return null;
+  const offsets = rangeToOffsets(panel, range);
+  if (!offsets) return null;
+  const snapped = snapToWords(cpsBySide[panel.dataset.side] || [], offsets[0], offsets[1]);
+  return snapped ? { side: panel.dataset.side, start: snapped[0], end: snapped[1] } : null;
 }
 
-export function highlightEdits(ids, on) {
-  for (const seg of document.querySelectorAll(".seg.marked")) {
-    const mine = seg.dataset.edits.split(" ").some((id) => ids.includes(Number(id)));
-    seg.classList.toggle("focus", on && mine);
+/** Emphasise the segments of the given edits; with `scroll`, bring the first into view
+ * inside its (sticky, scrolling) text panel. */
+export function highlightEdits(ids, on, { scroll = false } = {}) {
+  let first = null;
+  for (const seg of document.querySelectorAll(".adj-text .seg.marked")) {
+    const mine = on && seg.dataset.edits.split(" ").some((id) => ids.includes(Number(id)));
+    seg.classList.toggle("focus", mine);
+    if (mine && !first) first = seg;
   }
+  if (scroll && first) first.scrollIntoView({ block: "nearest" });
 }

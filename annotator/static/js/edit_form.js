@@ -1,6 +1,7 @@
 // The edit form (fields from the schema, spans, live guidance) and the list of edits.
 
 import { guidance } from "./guidance.js";
+import { paintSwatch } from "./highlights.js";
 import { cpSlice } from "./offsets.js";
 
 const SIDE_LABEL = { source: "Original", target: "Simplification" };
@@ -13,7 +14,9 @@ function el(tag, props = {}, ...children) {
     else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
     else if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c);
+  // Children may nest arrays at any depth (rows of [separator, <kbd>] pairs): flatten them
+  // all, or an inner array would be appended as its string ",[object HTMLElement]".
+  for (const c of children.flat(Infinity)) if (c !== null && c !== undefined && c !== false) node.append(c);
   return node;
 }
 export { el };
@@ -28,19 +31,62 @@ export function snippet(ctx, span, max = 60) {
   return text.length > max ? text.slice(0, max - 1) + "…" : text;
 }
 
+/** An edit's number among this annotator's saved edits of the document (#1 = their first),
+ *  never the database id, which would reveal how much the other annotators wrote. The
+ *  server numbers them the same way in the list of what is missing. */
+export function editNumber(ctx, edit) {
+  if (edit.id == null) return null;
+  return 1 + ctx.state.edits.filter((e) => e.id != null && e.id < edit.id).length;
+}
+
 /** Short summary of an edit for the list and for the missing list. */
 export function editTitle(ctx, edit) {
   const type = ctx.state.typesByName[edit.edit_type];
-  return `${type ? type.label : edit.edit_type}${edit.id ? " #" + edit.id : " (new)"}`;
+  const number = editNumber(ctx, edit);
+  return `${type ? type.label : edit.edit_type}${number ? " #" + number : " (new)"}`;
+}
+
+/** The label the schema gives a choice value (`leaked_instruction` -> "Leaked model
+ *  instruction"); the value itself if the schema has no such option. */
+export function optionLabel(type, fieldName, value) {
+  const field = (type?.fields || []).find((f) => f.name === fieldName);
+  const labelOf = (v) => field?.options.find((o) => o.value === v)?.label ?? String(v);
+  return Array.isArray(value) ? value.map(labelOf).join(", ") : labelOf(value);
+}
+
+/** Whether a field is asked given the answers so far: a conditional (sub-)question only
+ * when the field it depends on holds one of its values, and that field is asked too. */
+export function fieldApplies(type, field, values) {
+  const seen = new Set();
+  while (field && field.when && !seen.has(field.name)) {
+    seen.add(field.name);
+    const [parent, allowed] = field.when;
+    if (!allowed.includes(values[parent])) return false;
+    field = type.fields.find((f) => f.name === parent);
+  }
+  return Boolean(field);
+}
+
+/** Show only the questions that apply; forget answers to questions that no longer do (the
+ * server refuses a sub-answer whose condition does not hold). */
+function applyConditions(ctx, container, edit, type) {
+  for (const field of type.fields) {
+    const applies = fieldApplies(type, field, edit.fields);
+    const box = container.querySelector(`.field[data-name="${CSS.escape(field.name)}"]`);
+    if (box) box.hidden = !applies;
+    if (!applies && field.name in edit.fields) ctx.edits.setField(edit, field.name, "", 0);
+  }
 }
 
 export function renderEditList(ctx, container) {
   const { state } = ctx;
   const items = state.edits.map((edit) => {
     const type = state.typesByName[edit.edit_type] || {};
-    const text = edit.fields.question || edit.fields.category || edit.fields.error ||
+    const text = edit.fields.question || (edit.fields.category ? optionLabel(type, "category", edit.fields.category) : null) ||
+      (edit.fields.error ? optionLabel(type, "error", edit.fields.error) : null) ||
       (edit.spans[0] ? `“${snippet(ctx, edit.spans[0], 48)}”` : "no spans yet");
-    const incomplete = (type.fields || []).some((f) => f.required && (edit.fields[f.name] ?? "") === "") ||
+    const incomplete = (type.fields || []).some((f) => f.required && fieldApplies(type, f, edit.fields) &&
+      (edit.fields[f.name] ?? "") === "") ||
       (type.required_sides || []).some((side) => !edit.spans.some((s) => s.side === side));
     const button = el("button", {
       type: "button", class: `edit-item${edit.key === state.activeKey ? " current" : ""}`,
@@ -51,7 +97,7 @@ export function renderEditList(ctx, container) {
     }, el("span", { class: "swatch" }), el("span", { class: "edit-name" }, editTitle(ctx, edit)),
     incomplete ? el("span", { class: "badge", title: "Required information missing" }, "incomplete") : null,
     el("span", { class: "edit-text" }, text));
-    button.querySelector(".swatch").style.background = type.color || "#6b7280";
+    paintSwatch(button.querySelector(".swatch"), state.schema, edit.edit_type);
     return el("li", {}, button);
   });
   container.replaceChildren(
@@ -77,6 +123,8 @@ function choiceGroup(ctx, edit, field, disabled) {
           value = inputs.filter((x) => x.checked).map((x) => field.options[Number(x.value)].value);
         }
         ctx.edits.setField(edit, field.name, value, 0);
+        const form = input.closest(".fields");
+        if (form) applyConditions(ctx, form, edit, ctx.state.typesByName[edit.edit_type]);
         ctx.refreshList();
       });
       return el("label", { class: "choice" }, input, el("span", {}, field.type === "ordinal" ? `${opt.value} · ${opt.label}` : opt.label));
@@ -134,13 +182,17 @@ export function renderEditForm(ctx, container, edit) {
     spans, fields,
     el("p", { class: "problems", role: "alert" }),
     locked ? null : el("div", { class: "form-actions" },
-      el("button", { type: "button", class: "danger ghost small", onclick: (e) => confirmDelete(ctx, edit, e.currentTarget) }, "Delete edit")),
+      el("button", { type: "button", class: "danger ghost small", onclick: (e) => confirmDelete(ctx, edit, e.currentTarget, e) }, "Delete edit")),
   );
   renderSpans(ctx, spans, edit);
+  applyConditions(ctx, fields, edit, type);
   updateWarnings(ctx, container, edit);
 }
 
-function confirmDelete(ctx, edit, button) {
+function confirmDelete(ctx, edit, button, event) {
+  // The confirming click must be a click of its own: the second half of a double-click
+  // (detail 2) is not a decision. Ctrl+Z brings a deleted edit back anyway.
+  if (event.detail > 1) return;
   if (button.dataset.armed) { ctx.deleteEdit(edit); return; }
   button.dataset.armed = "1";
   button.textContent = "Click again to delete";
@@ -151,6 +203,10 @@ export function renderSpans(ctx, container, edit) {
   const { state } = ctx;
   const type = state.typesByName[edit.edit_type];
   const locked = ctx.locked();
+  if (!type.sides.length) {  // a document-level edit: about the whole pair, no spans
+    container.replaceChildren(el("p", { class: "hint document-level" }, "About the whole pair: no spans."));
+    return;
+  }
   const rows = type.sides.map((side) => {
     const list = edit.spans.map((s, i) => [s, i]).filter(([s]) => s.side === side);
     const required = type.required_sides.includes(side);

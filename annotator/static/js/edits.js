@@ -2,11 +2,12 @@
 // change is saved through the Saver with the version last seen.
 
 import { api } from "./api.js";
+import { snapshot } from "./undo.js";
 
 let counter = 0;
 
-export function localEdit(raw) {
-  return { ...raw, key: raw.id ? `e${raw.id}` : `n${++counter}`, fields: { ...(raw.fields || {}) },
+export function localEdit(raw, key = null) {
+  return { ...raw, key: key || (raw.id ? `e${raw.id}` : `n${++counter}`), fields: { ...(raw.fields || {}) },
     spans: (raw.spans || []).map((s) => ({ ...s })) };
 }
 
@@ -20,7 +21,8 @@ export function makeEdits(ctx) {
   const persist = async (edit, options) => {
     const body = { edit_type: edit.edit_type, fields: edit.fields, spans: edit.spans };
     let result;
-    if (edit.id == null) {
+    const isNew = edit.id == null;
+    if (isNew) {
       result = await api.createEdit(ctx.id, { ...body, suggestion_id: edit.suggestion_id ?? undefined });
       edit.id = result.edit.id;
     } else {
@@ -28,7 +30,7 @@ export function makeEdits(ctx) {
     }
     edit.version = result.edit.version;
     ctx.setAssignment(result.assignment);
-    ctx.afterSave(edit);
+    ctx.afterSave(edit, isNew);
   };
 
   const save = (edit, delay) => {
@@ -39,63 +41,91 @@ export function makeEdits(ctx) {
 
   const find = (key) => state.edits.find((e) => e.key === key);
 
+  /** Run `mutate` and record it as one undo step (before/after snapshots of the edit). */
+  const tracked = (label, edit, mutate, coalesce = null) => {
+    const before = snapshot(edit);
+    const result = mutate();
+    if (result !== false) {
+      ctx.history?.record({ label, changes: [{ type: "edit", key: edit.key, before, after: snapshot(edit) }] }, coalesce);
+    }
+    return result;
+  };
+  const typeLabel = (edit) => (state.typesByName[edit.edit_type]?.label || edit.edit_type).toLowerCase();
+
   return {
     find,
     save,
     /** A new edit; saved once it has a span or a field value (or at once with `now`). */
-    create(typeName, { spans = [], fields = {}, suggestion_id = null, now = false } = {}) {
-      const edit = localEdit({ edit_type: typeName, spans, fields, suggestion_id, version: 0 });
+    create(typeName, { spans = [], fields = {}, suggestion_id = null, now = false, key = null, track = true } = {}) {
+      const edit = localEdit({ edit_type: typeName, spans, fields, suggestion_id, version: 0 }, key);
       sortSpans(edit.spans);
       state.edits.push(edit);
       if (now || spans.length || Object.keys(fields).length) save(edit, now ? 0 : 300);
+      if (track) ctx.history?.record({ label: `new ${typeLabel(edit)}`, changes: [{ type: "edit", key: edit.key, before: null, after: snapshot(edit) }] });
       return edit;
     },
     addSpan(edit, side, start, end) {
-      if (edit.spans.some((s) => s.side === side && s.start === start && s.end === end)) return false;
-      // A new span that covers or touches an existing one of the same edit merges with it.
-      const merged = { side, start, end };
-      edit.spans = edit.spans.filter((s) => {
-        if (s.side !== side || s.end < merged.start || s.start > merged.end) return true;
-        merged.start = Math.min(merged.start, s.start);
-        merged.end = Math.max(merged.end, s.end);
-        return false;
-      });
-      edit.spans.push(merged);
-      sortSpans(edit.spans);
-      save(edit, 0);
-      return true;
+      return tracked("span added", edit, () => addSpan(edit, side, start, end));
     },
     removeSpan(edit, index) {
-      edit.spans.splice(index, 1);
-      save(edit, 0);
+      return tracked("span removed", edit, () => { edit.spans.splice(index, 1); save(edit, 0); });
     },
     setField(edit, name, value, delay) {
-      if (value === "" || value === null || value === undefined) delete edit.fields[name];
-      else edit.fields[name] = value;
-      save(edit, delay);
+      const label = (state.typesByName[edit.edit_type]?.fields || []).find((f) => f.name === name)?.label || name;
+      return tracked(`${label.toLowerCase()} changed`, edit, () => {
+        if (value === "" || value === null || value === undefined) delete edit.fields[name];
+        else edit.fields[name] = value;
+        save(edit, delay);
+      }, `${edit.key}|${name}`);
     },
     /** Change the type; spans on sides the new type does not allow are dropped. */
     setType(edit, typeName) {
-      const type = state.typesByName[typeName];
-      const dropped = edit.spans.filter((s) => !type.sides.includes(s.side));
-      edit.spans = edit.spans.filter((s) => type.sides.includes(s.side));
-      const names = new Set(type.fields.map((f) => f.name));
-      for (const name of Object.keys(edit.fields)) if (!names.has(name)) delete edit.fields[name];
-      edit.edit_type = typeName;
-      save(edit, 0);
-      return dropped.length;
+      return tracked("type changed", edit, () => setType(edit, typeName));
     },
     async remove(edit) {
-      saver.cancel(edit.key);
-      const task = saver.tasks.get(edit.key);
-      if (task && task.inFlight) await task.inFlight;
-      if (edit.id != null) {
-        const result = await api.deleteEdit(edit.id, edit.version);
-        ctx.setAssignment(result.assignment);
-      }
-      saver.tasks.delete(edit.key);
-      state.edits = state.edits.filter((e) => e !== edit);
-      saver.emit();
+      const before = snapshot(edit);
+      await remove(edit);
+      ctx.history?.record({ label: `${typeLabel(edit)} deleted`, changes: [{ type: "edit", key: edit.key, before, after: null }] });
     },
   };
+
+  function addSpan(edit, side, start, end) {
+    if (edit.spans.some((s) => s.side === side && s.start === start && s.end === end)) return false;
+    // A new span that covers or touches an existing one of the same edit merges with it.
+    const merged = { side, start, end };
+    edit.spans = edit.spans.filter((s) => {
+      if (s.side !== side || s.end < merged.start || s.start > merged.end) return true;
+      merged.start = Math.min(merged.start, s.start);
+      merged.end = Math.max(merged.end, s.end);
+      return false;
+    });
+    edit.spans.push(merged);
+    sortSpans(edit.spans);
+    save(edit, 0);
+    return true;
+  }
+
+  function setType(edit, typeName) {
+    const type = state.typesByName[typeName];
+    const dropped = edit.spans.filter((s) => !type.sides.includes(s.side));
+    edit.spans = edit.spans.filter((s) => type.sides.includes(s.side));
+    const names = new Set(type.fields.map((f) => f.name));
+    for (const name of Object.keys(edit.fields)) if (!names.has(name)) delete edit.fields[name];
+    edit.edit_type = typeName;
+    save(edit, 0);
+    return dropped.length;
+  }
+
+  async function remove(edit) {
+    saver.cancel(edit.key);
+    const task = saver.tasks.get(edit.key);
+    if (task && task.inFlight) await task.inFlight;
+    if (edit.id != null) {
+      const result = await api.deleteEdit(edit.id, edit.version);
+      ctx.setAssignment(result.assignment);
+    }
+    saver.tasks.delete(edit.key);
+    state.edits = state.edits.filter((e) => e !== edit);
+    saver.emit();
+  }
 }

@@ -3,6 +3,8 @@
 
 import { api, request } from "./api.js";
 import { el } from "./edit_form.js";
+import { showMissing, wireChrome } from "./eval_chrome.js";
+import { ratingKey } from "./keys.js";
 
 export { el };
 
@@ -11,19 +13,19 @@ export async function boot() {
   const root = document.getElementById("eval");
   const id = Number(root.dataset.assignment);
   const data = await request("GET", `/eval/api/assignments/${id}`);
-  const ratings = new Map(data.ratings.map((r) => [`${r.level}|${r.item}|${r.field}`, r]));
+  const ratings = new Map(data.ratings.map((r) => [r.key, r]));
   const saveState = document.getElementById("save-state");
   const statusEl = document.getElementById("status");
   const ctx = { id, data, ratings, pending: 0 };
   ctx.locked = () => data.read_only || data.assignment.status === "done";
-  ctx.rating = (level, item, field) => ratings.get(`${level}|${item}|${field}`);
+  ctx.rating = (level, item, field) => ratings.get(ratingKey(level, item, field));
   ctx.setAssignment = (a) => {
     data.assignment = { ...data.assignment, ...a };
     statusEl.className = `status ${a.status}`;
     statusEl.textContent = a.status.replace("_", " ");
   };
   ctx.save = async (level, item, field, value, rationale) => {
-    const key = `${level}|${item}|${field}`;
+    const key = ratingKey(level, item, field);
     const current = ratings.get(key);
     ctx.pending += 1;
     saveState.textContent = "Saving…";
@@ -53,14 +55,13 @@ export async function boot() {
       ctx.setAssignment(result.assignment);
       missing.hidden = true;
       done.hidden = true;
+      ctx.timer?.stop();
       ctx.onLock?.();
     } catch (err) {
-      const list = (err.data && err.data.missing) || [];
-      missing.replaceChildren(el("strong", {}, err.message),
-        el("ul", {}, list.slice(0, 12).map((m) => el("li", {}, m.message))));
-      missing.hidden = false;
+      showMissing(ctx, err.message, (err.data && err.data.missing) || []);
     }
   });
+  wireChrome(ctx);
   return ctx;
 }
 

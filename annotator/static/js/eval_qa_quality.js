@@ -2,6 +2,7 @@
 // and its rationale in the simplification, the nine criteria with a rationale box that is
 // required (marked, and checked on "done") for negative ratings.
 
+import { focusCriterion } from "./eval_chrome.js";
 import { boot, el, pager, radios, renderHighlighted } from "./eval_common.js";
 
 // Options that are not negative (no rationale needed); mirrors annotator/evaluation/criteria.py.
@@ -53,4 +54,9 @@ function show(i) {
 
 const nav = pager(data.items.length, show);
 ctx.onLock = () => show(nav.current());
+ctx.step = (delta) => nav.go(nav.current() + delta);
+ctx.jumpTo = (m) => {
+  nav.go(data.items.findIndex((item) => String(item.id) === m.item));
+  focusCriterion(form, m.field, m.rationale);
+};
 window.evalPage = ctx;

@@ -1,6 +1,7 @@
 // Comparing a reference QA with a model QA of the same document: both side by side with
 // their evidence / rationale highlighted in the texts; fully / partially / not recalled.
 
+import { focusCriterion } from "./eval_chrome.js";
 import { boot, el, pager, radios, renderHighlighted, snippet } from "./eval_common.js";
 
 const ctx = await boot();
@@ -35,4 +36,9 @@ function show(i) {
 
 const nav = pager(data.pairs.length, show);
 ctx.onLock = () => show(nav.current());
+ctx.step = (delta) => nav.go(nav.current() + delta);
+ctx.jumpTo = (m) => {
+  nav.go(data.pairs.findIndex((pair) => pair.item === m.item));
+  focusCriterion(form, m.field, false);
+};
 window.evalPage = ctx;

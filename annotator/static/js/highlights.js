@@ -1,12 +1,25 @@
 // Highlight layers over the rendered segments: suggestions as a soft tint per kind, edits as
 // stacked underlines (one lane per overlapping edit, so overlaps stay distinguishable) in
 // the colour of their edit type. Hovering an edit outlines all its spans on both sides.
+// Colour is never the only cue: each suggestion kind has its own underline style (CSS,
+// `.sg-<kind>`) and each edit type its own bar pattern (solid, dashed, dotted, dash-dot);
+// marked segments carry an accessible name ("Deletion suggestion; Oversimplification #2: …").
 
 export const KIND_LABELS = {
   deletion: "Deletion", oversimplification: "Oversimplification", trailing: "Trailing content",
   leaked_instruction: "Leaked instruction", repetition: "Repetition",
-  semantic_outlier: "Semantic outlier",
+  semantic_outlier: "Semantic outlier", insertion: "Insertion", trailing_noise: "Short trailing text",
 };
+
+/** The bar drawn under an edit of the schema's n-th type: a pattern as well as a colour. */
+export function editPattern(color, n) {
+  switch (n % 4) {
+    case 1: return `repeating-linear-gradient(90deg, ${color} 0 6px, transparent 6px 9px)`;
+    case 2: return `repeating-linear-gradient(90deg, ${color} 0 2.5px, transparent 2.5px 5px)`;
+    case 3: return `repeating-linear-gradient(90deg, ${color} 0 8px, transparent 8px 10px, ${color} 10px 12px, transparent 12px 14px)`;
+    default: return `linear-gradient(${color}, ${color})`;
+  }
+}
 
 export function kindLabel(kind) {
   return KIND_LABELS[kind] || kind.replace(/_/g, " ");
@@ -17,13 +30,25 @@ export function visibleSuggestions(state) {
   return state.suggestions.filter((s) => !s.action && !state.hiddenKinds.has(s.kind));
 }
 
+/** Colour a type's swatch (buttons, menu, edit list) with the pattern of its bar. */
+export function paintSwatch(node, schema, typeName) {
+  const i = schema.edit_types.findIndex((t) => t.name === typeName);
+  node.style.backgroundImage = editPattern(schema.edit_types[i]?.color || "#6b7280", Math.max(0, i));
+}
+
 /** Layers on one side: {boundaries, edits: [{key, start, end, color, lane}], suggs: [...]} */
 export function sideLayers(state, side) {
   const edits = [];
+  const typeIndex = Object.fromEntries(state.schema.edit_types.map((t, i) => [t.name, i]));
+  const saved = state.edits.filter((e) => e.id != null).map((e) => e.id).sort((x, y) => x - y);
   for (const edit of state.edits) {
-    const color = state.typesByName[edit.edit_type]?.color || "#6b7280";
+    const type = state.typesByName[edit.edit_type];
+    const color = type?.color || "#6b7280";
+    const number = edit.id != null ? ` #${saved.indexOf(edit.id) + 1}` : " (new)";
+    const label = `${type?.label || edit.edit_type}${number}`;
     for (const span of edit.spans) {
-      if (span.side === side) edits.push({ key: edit.key, start: span.start, end: span.end, color });
+      if (span.side === side) edits.push({ key: edit.key, start: span.start, end: span.end, color, label,
+        pattern: typeIndex[edit.edit_type] ?? 0 });
     }
   }
   edits.sort((x, y) => x.start - y.start || y.end - x.end);
@@ -63,6 +88,16 @@ export function paint(segments, layers, state) {
     el.removeAttribute("style");
     delete el.dataset.edits;
     delete el.dataset.suggs;
+    if (!suggs.length && !edits.length) {
+      if (el.hasAttribute("role")) { el.removeAttribute("role"); el.removeAttribute("aria-label"); el.removeAttribute("aria-roledescription"); }
+      continue;
+    }
+    const names = [...new Set([...suggs.map((x) => `${kindLabel(x.kind)} suggestion`), ...edits.map((x) => x.label)])];
+    // A named group (a mark cannot carry a name): screen readers announce what the
+    // highlight is, then its text.
+    el.setAttribute("role", "group");
+    el.setAttribute("aria-roledescription", "highlight");
+    el.setAttribute("aria-label", `${names.join("; ")}: ${el.textContent}`);
     if (suggs.length) {
       el.classList.add("sugg", `sg-${suggs[0].kind}`);
       el.dataset.suggs = suggs.map((s) => s.id).join(" ");
@@ -74,7 +109,7 @@ export function paint(segments, layers, state) {
       el.dataset.edits = [...new Set(edits.map((e) => e.key))].join(" ");
       const images = [], positions = [], sizes = [];
       for (const e of edits) {
-        images.push(`linear-gradient(${e.color}, ${e.color})`);
+        images.push(editPattern(e.color, e.pattern));
         positions.push(`0 calc(100% - ${e.lane * 4}px)`);
         sizes.push("100% 2.5px");
         push(byEdit, e.key, el);

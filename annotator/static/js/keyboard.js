@@ -1,9 +1,11 @@
 // Keyboard shortcuts and the help overlay (?). Single keys work while no text field has the
-// focus; Escape, Ctrl+S and Ctrl+Enter work everywhere.
+// focus; Escape, Ctrl+S and Ctrl+Enter work everywhere; Ctrl+Z / Ctrl+Shift+Z undo and redo
+// the page's actions outside text fields (inside one they stay the field's own undo).
+// The evaluation pages use the same binding and help table with their own list.
 
 import { el } from "./edit_form.js";
 
-const typing = (target) => target && (target.isContentEditable ||
+export const typing = (target) => target && (target.isContentEditable ||
   ["TEXTAREA", "SELECT"].includes(target.tagName) ||
   (target.tagName === "INPUT" && !["radio", "checkbox", "button"].includes(target.type)));
 
@@ -25,24 +27,31 @@ export function shortcuts(ctx) {
     { keys: ["p"], label: "Open the previous edit", run: () => ctx.stepEdit(-1) },
     { keys: ["q"], label: "Focus the question (first text field)", run: () => ctx.focusField("question") },
     { keys: ["w"], label: "Focus the answer (second text field)", run: () => ctx.focusField("answer") },
+    { keys: ["Shift", "→ / ←"], label: "In a focused text: select word by word (Enter opens the new-edit menu)", info: true },
     { keys: ["/"], label: "Search the guidelines", run: () => ctx.guidelines.open(true) },
     { keys: ["?"], label: "Show this help", run: () => toggleHelp(ctx, true) },
-    { keys: ["Ctrl", "S"], label: "Save now", any: true, ctrl: "s", run: () => ctx.saveNow() },
-    { keys: ["Ctrl", "Enter"], label: "Mark the document done", any: true, ctrl: "Enter", run: () => ctx.markDone() },
-    { keys: ["Esc"], label: "Close help, menu or the open edit; leave a text field", any: true, run: () => ctx.escape() },
+    { keys: ["Ctrl", "Z"], label: "Undo (span, field, type, accept / dismiss, delete)", ctrl: "z", outsideFields: true, run: () => ctx.history.undo() },
+    { keys: ["Ctrl", "Shift", "Z"], label: "Redo", ctrl: "z", shift: true, outsideFields: true, run: () => ctx.history.redo() },
+    { keys: ["Ctrl", "S"], label: "Save now", ctrl: "s", run: () => ctx.saveNow() },
+    { keys: ["Ctrl", "Enter"], label: "Mark the document done", ctrl: "Enter", run: () => ctx.markDone() },
+    { keys: ["Esc"], label: "Close help, menu or the open edit; leave a text field", run: () => ctx.escape() },
   );
   return list;
 }
 
-export function watchKeyboard(ctx) {
-  const list = shortcuts(ctx);
-  buildHelp(ctx, list);
+/** Listen for the shortcuts of `list` on the document. */
+export function bindShortcuts(list) {
   document.addEventListener("keydown", (event) => {
     const mod = event.ctrlKey || event.metaKey;
     for (const s of list) {
+      if (s.info) continue;
       if (s.ctrl) {
-        if (mod && event.key.toLowerCase() === s.ctrl.toLowerCase()) { event.preventDefault(); s.run(); return; }
-        continue;
+        if (!mod || event.key.toLowerCase() !== s.ctrl.toLowerCase()) continue;
+        if (s.ctrl.length === 1 && Boolean(s.shift) !== event.shiftKey) continue;
+        if (s.outsideFields && typing(event.target)) return;
+        event.preventDefault();
+        s.run();
+        return;
       }
       if (s.keys[0] === "Esc") {
         if (event.key === "Escape") { s.run(event); return; }
@@ -52,19 +61,26 @@ export function watchKeyboard(ctx) {
       if (event.key === s.keys[0]) { event.preventDefault(); s.run(); return; }
     }
   });
+}
+
+export function watchKeyboard(ctx) {
+  const list = shortcuts(ctx);
+  buildHelp(ctx.els.help, list, "Mouse: select words in either text to add a span to the open edit (or to start a new one); " +
+    "click a highlight to open its edit; hover a highlight for its explanation. Without a mouse: " +
+    "Tab to a text, Shift+→ selects word by word, Enter offers the edit types; or accept suggestions, " +
+    "or add whole sentences as spans with the “+ sentence” menu in the edit form. " +
+    "Ratings are radio groups: Tab to reach them, arrow keys to choose.");
+  bindShortcuts(list);
   return list;
 }
 
-function buildHelp(ctx, list) {
-  const box = ctx.els.help;
+/** The table of keys in the help overlay `box` (its `.help-body`), and a closing note. */
+export function buildHelp(box, list, note) {
   const rows = list.map((s) => el("tr", {},
     el("td", {}, s.keys.map((k, i) => [i ? " + " : "", el("kbd", {}, k)])), el("td", {}, s.label)));
   box.querySelector(".help-body").replaceChildren(
     el("table", { class: "keys" }, el("tbody", {}, rows)),
-    el("p", { class: "help" }, "Mouse: select words in either text to add a span to the open edit (or to start a new one); " +
-      "click a highlight to open its edit; hover a highlight for its explanation. Without a mouse: " +
-      "accept suggestions, or add whole sentences as spans with the “+ sentence” menu in the edit form. " +
-      "Ratings are radio groups: Tab to reach them, arrow keys to choose."));
+    note ? el("p", { class: "help" }, note) : null);
 }
 
 export function toggleHelp(ctx, show) {

@@ -3,11 +3,12 @@
 
 import { api } from "./api.js";
 import { Saver, STATE_LABELS } from "./autosave.js";
-import { el, renderEditForm, renderEditList, renderSpans } from "./edit_form.js";
+import { editTitle, el, renderEditForm, renderEditList, renderSpans } from "./edit_form.js";
 import { localEdit, makeEdits } from "./edits.js";
-import { emphasize, paint, sideLayers } from "./highlights.js";
+import { emphasize, paint, paintSwatch, sideLayers } from "./highlights.js";
 import { makeGuidelines } from "./guidelines.js";
 import { toggleHelp, watchKeyboard } from "./keyboard.js";
+import { watchCaret } from "./caret.js";
 import { codePoints } from "./offsets.js";
 import { makeRatings } from "./ratings.js";
 import { headingRanges, layoutGutter, renderText } from "./render.js";
@@ -15,8 +16,9 @@ import { alignmentMaps, reveal, syncScroll } from "./scroll.js";
 import { makePopover } from "./popover.js";
 import { watchSelection } from "./selection.js";
 import { makeStatus } from "./status.js";
-import { LOW_PRIORITY_KINDS, makeSuggestions, watchTooltips } from "./suggestions.js";
+import { editFromSuggestion, LOW_PRIORITY_KINDS, makeSuggestions, watchTooltips } from "./suggestions.js";
 import { startTimer } from "./timer.js";
+import { makeHistory } from "./undo.js";
 
 const root = document.getElementById("annotate");
 const $ = (sel) => root.querySelector(sel);
@@ -32,7 +34,7 @@ const ctx = {
     docRatings: $("#document-ratings"), missing: $("#missing"), banner: $("#banner"), notice: $("#notice"),
     help: $("#help"), tooltip: $("#tooltip"), popover: $("#popover"), guidelines: $("#tab-guidelines"),
     saveState: $("#save-state"), timer: $("#timer"), status: $("#status"), done: $("#btn-done"),
-    newButtons: $("#new-edit"), sync: $("#sync-scroll"),
+    newButtons: $("#new-edit"), sync: $("#sync-scroll"), undo: $("#btn-undo"), redo: $("#btn-redo"),
   },
   maps: {}, sentenceEls: {}, segments: {}, formKey: null, allowLeave: false,
 };
@@ -46,9 +48,12 @@ function buildState(data) {
     sentences: { source: doc.source_sentences || [], target: doc.target_sentences || [] },
     headings: { source: headingRanges(doc.source), target: headingRanges(doc.target) },
     edits: data.edits.map(localEdit),
-    ratings: new Map(data.ratings.map((r) => [`r|${r.level}|${r.item}|${r.field}`, { ...r }])),
+    ratings: new Map(data.ratings.map((r) => [r.key, { ...r }])),
     // Low-priority kinds (mid-text insertions, short tails) start hidden; one click shows them.
-    suggestions: data.suggestions, hiddenKinds: new Set(LOW_PRIORITY_KINDS), activeKey: null, focusSugg: null,
+    // Suggestions the schema has no edit type for (PLABA rates sentences, it has no edits)
+    // could never be accepted: they are not shown at all.
+    suggestions: data.suggestions.filter((s) => editFromSuggestion(s, data.schema)),
+    limits: data.limits || {}, hiddenKinds: new Set(LOW_PRIORITY_KINDS), activeKey: null, focusSugg: null,
   };
   return state;
 }
@@ -75,14 +80,23 @@ Object.assign(ctx, {
     status.className = `status ${a.status}`;
     status.textContent = a.status.replace("_", " ");
   },
-  afterSave(edit) {
+  afterSave(edit, isNew) {
+    if (isNew) ctx.repaint(); // its number (and the names of its highlights) is known now
     if (edit.key === ctx.state.activeKey) {
       const head = ctx.els.form.querySelector(".form-head h3");
-      if (head) head.textContent = `${ctx.state.typesByName[edit.edit_type]?.label} #${edit.id}`;
+      if (head) head.textContent = editTitle(ctx, edit);
+      const problems = ctx.els.form.querySelector(".problems");
+      if (problems) problems.textContent = "";
     }
     ctx.refreshList();
   },
   refreshList: () => renderEditList(ctx, ctx.els.list),
+  onHistory() {
+    const off = ctx.locked();
+    ctx.els.undo.disabled = off || !ctx.history.canUndo;
+    ctx.els.redo.disabled = off || !ctx.history.canRedo;
+    ctx.els.undo.hidden = ctx.els.redo.hidden = ctx.state.readOnly;
+  },
   emphasize: (key, on) => emphasize(Object.values(ctx.maps), key, on),
   render() {
     const { state } = ctx;
@@ -137,7 +151,8 @@ Object.assign(ctx, {
     ctx.openEdit(edit.key);
     const type = ctx.state.typesByName[typeName];
     const sides = type.sides.map((s) => (s === "source" ? "original" : "simplification")).join(" and ");
-    ctx.notify(`New ${type.label.toLowerCase()}: select text in the ${sides} to add spans.`);
+    ctx.notify(type.sides.length ? `New ${type.label.toLowerCase()}: select text in the ${sides} to add spans.`
+      : `New ${type.label.toLowerCase()} about the whole pair: fill in its fields.`);
     const form = ctx.els.form;
     (form.querySelector(".span-row select") || form.querySelector("textarea"))?.focus();
   },
@@ -178,7 +193,7 @@ Object.assign(ctx, {
   scrollToSuggestion(id) {
     for (const side of SIDES) {
       const segs = ctx.maps[side].bySugg.get(id);
-      if (segs && segs.length) { reveal(ctx.els.scroller[side], segs[0]); ctx.tips?.showAt(segs[0]); }
+      if (segs && segs.length) reveal(ctx.els.scroller[side], segs[0]);
     }
   },
   conflict(err) {
@@ -193,7 +208,8 @@ Object.assign(ctx, {
     const done = ctx.state.assignment.status === "done";
     ctx.els.done.textContent = done ? "Reopen" : "Mark done";
     ctx.els.done.hidden = ctx.state.readOnly || ctx.saver.conflicted;
-    ctx.els.newButtons.hidden = locked;
+    ctx.els.newButtons.hidden = locked || !ctx.state.schema.edit_types.length;
+    ctx.onHistory();
     if (done || ctx.state.readOnly) ctx.timer?.stop();
     ctx.ratings.reset();
     ctx.ratings.renderDocumentLevel(ctx.els.docRatings);
@@ -251,6 +267,7 @@ async function init() {
       if (box) box.textContent = `Not saved: ${problems || err.message}`;
     },
   });
+  ctx.history = makeHistory(ctx);
   ctx.edits = makeEdits(ctx);
   ctx.suggestions = makeSuggestions(ctx);
   ctx.ratings = makeRatings(ctx);
@@ -271,6 +288,7 @@ async function init() {
   ctx.refreshLock();
   ctx.popover = makePopover(ctx);
   watchSelection(ctx.els.text, (side) => ctx.state.cps[side], ctx.popover);
+  watchCaret(ctx, ctx.els.scroller, ctx.els.text, (sel) => ctx.popover.onSelect(sel));
   ctx.tips = watchTooltips(ctx, Object.values(ctx.els.text));
   syncScroll(ctx, ctx.els.scroller);
   watchKeyboard(ctx);
@@ -292,10 +310,13 @@ async function init() {
 
 function renderNewButtons() {
   const box = ctx.els.newButtons;
+  // A schema without edit types (PLABA: ratings only) gets no empty "New edit" heading.
+  box.classList.toggle("none", !ctx.state.schema.edit_types.length);
+  if (!ctx.state.schema.edit_types.length) { box.replaceChildren(); return; }
   box.replaceChildren(el("span", { class: "kinds-label" }, "New edit"), ...ctx.state.schema.edit_types.map((t) => {
     const b = el("button", { type: "button", class: "ghost small new-type", dataset: { type: t.name }, title: t.description || t.label,
       onclick: () => ctx.newEdit(t.name) }, el("span", { class: "swatch" }), t.label, t.key ? el("kbd", {}, t.key) : null);
-    b.querySelector(".swatch").style.background = t.color;
+    paintSwatch(b.querySelector(".swatch"), ctx.state.schema, t.name);
     return b;
   }));
 }
@@ -303,6 +324,8 @@ function renderNewButtons() {
 function wireChrome() {
   ctx.els.done.addEventListener("click", () => (ctx.state.assignment.status === "done" ? ctx.status.reopen() : ctx.markDone()));
   $("#btn-help").addEventListener("click", () => toggleHelp(ctx, true));
+  ctx.els.undo.addEventListener("click", () => ctx.history.undo());
+  ctx.els.redo.addEventListener("click", () => ctx.history.redo());
   $("#help .close").addEventListener("click", () => toggleHelp(ctx, false));
   for (const tab of root.querySelectorAll("[role=tab]")) tab.addEventListener("click", () => ctx.showTab(tab.dataset.tab));
   window.addEventListener("beforeunload", (e) => {

@@ -2,6 +2,7 @@
 // why it cannot join the open edit.
 
 import { el, fill } from "./edit_form.js";
+import { paintSwatch } from "./highlights.js";
 import { clearSelection } from "./selection.js";
 
 const sideWord = (s) => (s === "source" ? "original" : "simplification");
@@ -23,7 +24,7 @@ export function makePopover(ctx) {
           clearSelection();
           ctx.openEdit(edit.key);
         } }, el("span", { class: "swatch" }), t.label, t.key ? el("kbd", {}, t.key) : null);
-        b.querySelector(".swatch").style.background = t.color;
+        paintSwatch(b.querySelector(".swatch"), ctx.state.schema, t.name);
         return b;
       }),
       el("button", { type: "button", class: "ghost small", onclick: hidePopover }, "Cancel"));

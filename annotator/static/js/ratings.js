@@ -3,8 +3,7 @@
 
 import { api } from "./api.js";
 import { el } from "./edit_form.js";
-
-export const ratingKey = (level, item, field) => `r|${level}|${item}|${field}`;
+import { ratingKey } from "./keys.js";
 
 /** (level, item) pairs the document offers, with where to show them. */
 export function ratingItems(state) {

@@ -30,7 +30,16 @@ export function watchSelection(texts, getCps, { onSelect, onClick }) {
     const rect = rects.length ? rects[rects.length - 1] : range.getBoundingClientRect();
     onSelect({ side, start: snapped[0], end: snapped[1], rect });
   };
-  document.addEventListener("mouseup", (e) => setTimeout(() => handle(e), 0));
+  // A double-click whose first click landed outside the texts (on a menu choice that then
+  // closed) must not turn its second click into a word selection under the closed menu.
+  let firstClickInText = true;
+  document.addEventListener("mousedown", (e) => {
+    if (e.detail <= 1) firstClickInText = Boolean(sideOf(e.target));
+  }, true);
+  document.addEventListener("mouseup", (e) => {
+    if (e.detail > 1 && !firstClickInText) { clearSelection(); return; }
+    setTimeout(() => handle(e), 0);
+  });
   for (const el of Object.values(texts)) {
     el.addEventListener("keyup", (e) => { if (e.shiftKey) handle(e); });
   }

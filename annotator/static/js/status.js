@@ -2,6 +2,7 @@
 
 import { api } from "./api.js";
 import { el, fill } from "./edit_form.js";
+import { visibleSuggestions } from "./highlights.js";
 
 export function makeStatus(ctx) {
   const { state } = ctx;
@@ -27,10 +28,8 @@ export function makeStatus(ctx) {
       if (m.field.startsWith("spans.")) ctx.els.form.querySelector(`.span-row[data-side=${m.field.slice(6)}] select`)?.focus();
       return;
     }
-    const parts = m.field.split(".");
-    if (parts[0] === "ratings") {
-      const key = `r|${parts[1]}|${parts[2]}|${parts.slice(3).join(".")}`;
-      const group = document.querySelector(`[data-rating="${CSS.escape(key)}"]`);
+    if (m.key) {  // a missing rating: the server names its item key
+      const group = document.querySelector(`[data-rating="${CSS.escape(m.key)}"]`);
       if (group) {
         group.scrollIntoView({ block: "center" });
         (group.querySelector("input") || group).focus();
@@ -38,8 +37,29 @@ export function makeStatus(ctx) {
     }
   };
 
+  // Suggestions still open when "done" is asked for the first time: say so, and let a
+  // second Mark done (or "Mark done anyway") go through. Reviewing any resets the question.
+  let warnedAt = null;
+  const warnUnreviewed = (open) => {
+    const box = ctx.els.missing;
+    box.hidden = false;
+    box.replaceChildren(
+      el("div", { class: "missing-head" },
+        el("strong", {}, `${open} suggestion${open > 1 ? "s" : ""} not reviewed yet`),
+        el("button", { type: "button", class: "ghost small", onclick: () => showMissing(null) }, "Hide")),
+      el("p", { class: "small" }, "Accept (", el("kbd", {}, "a"), ") or dismiss (", el("kbd", {}, "x"),
+        ") each one, so the pre-highlighters' precision can be measured. Mark done again to finish anyway."),
+      el("div", { class: "card-actions" },
+        el("button", { type: "button", class: "primary small", onclick: () => { showMissing(null); ctx.suggestions.step(1); } },
+          "Review the next one ", el("kbd", {}, "j")),
+        el("button", { type: "button", class: "ghost small", onclick: () => markDone() }, "Mark done anyway")));
+    box.querySelector("button.primary").focus();
+  };
+
   const markDone = async () => {
     if (ctx.locked()) return;
+    const open = visibleSuggestions(state).length;
+    if (open && warnedAt !== open) { warnedAt = open; warnUnreviewed(open); return; }
     ctx.setSaveState("saving");
     await ctx.saver.flushAll();
     ctx.saver.emit();
@@ -55,7 +75,8 @@ export function makeStatus(ctx) {
       showMissing(null);
       ctx.closeEdit();
       ctx.refreshLock();
-      ctx.notify("Marked done. Thank you! Reopen it if you need to change something.");
+      ctx.notify(`Marked done${open ? ` with ${open} suggestion${open > 1 ? "s" : ""} not reviewed` : ""}. ` +
+        "Thank you! Reopen it if you need to change something.");
     } catch (err) {
       if (err.status === 422 && err.data.missing) showMissing(err.data.missing);
       else if (err.status === 409) ctx.conflict(err);

@@ -2,25 +2,22 @@
 // hover tooltips, and accept (-> a pre-filled edit) / dismiss, both recorded on the server.
 
 import { api } from "./api.js";
-import { el, fill, snippet } from "./edit_form.js";
+import { el, fill, optionLabel, snippet } from "./edit_form.js";
 import { kindLabel, visibleSuggestions } from "./highlights.js";
+import { snapshot } from "./undo.js";
 
-const KIND_TO_TYPE = {
-  deletion: "deletion", oversimplification: "oversimplification", trailing: "overgeneration",
-  leaked_instruction: "overgeneration", repetition: "overgeneration", semantic_outlier: "overgeneration",
-};
-const KIND_TO_CATEGORY = { leaked_instruction: "leaked_instruction", repetition: "repetitive",
-  semantic_outlier: "ungrounded_injection" };
-
-/** The edit a suggestion turns into: {type, spans, fields}, or null if the schema has none. */
 /** Kinds shown only on request: the alignment engine reports them, but they are rarely
  *  errors (rewording inside a sentence, a word or two trailing). */
 export const LOW_PRIORITY_KINDS = ["insertion", "trailing_noise"];
 
+/** The edit a suggestion turns into: {type, spans, fields}, or null if the schema has none.
+ *  The schema names the edit type of each kind (`suggestion_types`); other kinds take the
+ *  first edit type that spans the same sides. Choice fields take the suggestion's category
+ *  (set by the alignment engine) or its kind when that is one of the options. */
 export function editFromSuggestion(s, schema) {
   const sides = [s.source_spans?.length ? "source" : null, s.target_spans?.length ? "target" : null].filter(Boolean);
   const types = schema.edit_types;
-  const type = types.find((t) => t.name === KIND_TO_TYPE[s.kind])
+  const type = types.find((t) => t.name === (schema.suggestion_types || {})[s.kind])
     || types.find((t) => sides.every((side) => t.sides.includes(side)))
     || types.find((t) => sides.some((side) => t.sides.includes(side)));
   if (!type) return null;
@@ -32,7 +29,7 @@ export function editFromSuggestion(s, schema) {
   for (const f of type.fields) {
     if (f.type !== "choice" && f.type !== "multichoice") continue;
     const values = f.options.map((o) => o.value);
-    const pick = [s.category, KIND_TO_CATEGORY[s.kind], s.kind].find((v) => v && values.includes(v));
+    const pick = [s.category, s.kind].find((v) => v && values.includes(v));
     if (pick) fields[f.name] = f.type === "multichoice" ? [pick] : pick;
   }
   return { type: type.name, spans, fields };
@@ -50,6 +47,7 @@ export function makeSuggestions(ctx) {
   };
 
   const step = (delta) => {
+    ctx.tips?.hide();  // the card shows the same; a tooltip would cover the form
     const list = visibleSuggestions(state);
     if (!list.length) { focus(null); ctx.notify("No suggestions left to review."); return; }
     const at = list.findIndex((s) => s.id === state.focusSugg);
@@ -62,8 +60,12 @@ export function makeSuggestions(ctx) {
     if (!s || s.action || ctx.locked()) return;
     const made = editFromSuggestion(s, state.schema);
     if (!made) { ctx.notify("This project's schema has no edit type for this suggestion."); return; }
-    const edit = ctx.edits.create(made.type, { spans: made.spans, fields: made.fields, suggestion_id: s.id, now: true });
+    ctx.tips?.hide();
+    const edit = ctx.edits.create(made.type, { spans: made.spans, fields: made.fields, suggestion_id: s.id, now: true, track: false });
     s.action = "accepted";
+    ctx.history?.record({ label: `${kindLabel(s.kind).toLowerCase()} suggestion accepted`, changes: [
+      { type: "edit", key: edit.key, before: null, after: snapshot(edit) },
+      { type: "suggestion", id: s.id, before: null, after: "accepted", editKey: edit.key }] });
     state.focusSugg = null;
     ctx.openEdit(edit.key, { focusField: "question" });
     ctx.render();
@@ -78,7 +80,10 @@ export function makeSuggestions(ctx) {
     if (!s || s.action || ctx.locked()) return;
     const list = visibleSuggestions(state);
     const after = list[list.findIndex((x) => x.id === id) + 1];
+    ctx.tips?.hide();
     s.action = "dismissed";
+    ctx.history?.record({ label: `${kindLabel(s.kind).toLowerCase()} suggestion dismissed`,
+      changes: [{ type: "suggestion", id: s.id, before: null, after: "dismissed" }] });
     state.focusSugg = after ? after.id : null;
     ctx.render();
     renderCard();
@@ -104,7 +109,7 @@ export function makeSuggestions(ctx) {
         ctx.render();
       });
       return el("label", { class: `kind-toggle sg-${kind}`, title: `Show or hide ${kindLabel(kind).toLowerCase()} suggestions` },
-        input, el("span", { class: "dot" }), `${kindLabel(kind)} `, el("span", { class: "count" }, String(open)));
+        input, el("span", { class: "dot", "aria-hidden": "true" }, "ab"), `${kindLabel(kind)} `, el("span", { class: "count" }, String(open)));
     }));
   };
 
@@ -127,7 +132,7 @@ export function makeSuggestions(ctx) {
         el("span", { class: `kind-badge sg-${s.kind}` }, kindLabel(s.kind)),
         el("span", { class: "muted" }, `${list.findIndex((x) => x.id === s.id) + 1} of ${list.length}`)),
       el("p", { class: "explanation" }, s.explanation || "(no explanation)"),
-      el("p", { class: "muted small" }, `score ${Number(s.score).toFixed(2)} · ${s.method}${s.category ? " · " + s.category.replace(/_/g, " ") : ""}`),
+      el("p", { class: "muted small" }, `score ${Number(s.score).toFixed(2)} · ${s.method}${s.category ? " · " + categoryLabel(s) : ""}`),
       ...quote("source", s.source_spans || []), ...quote("target", s.target_spans || []),
       ctx.locked() ? null : el("div", { class: "card-actions" },
         el("button", { type: "button", class: "primary small", onclick: () => accept(s.id) }, "Accept ", el("kbd", {}, "a")),
@@ -138,12 +143,29 @@ export function makeSuggestions(ctx) {
     );
   };
 
+  /** The schema's label for a suggested category ("Leaked model instruction"). */
+  const categoryLabel = (s) => {
+    const made = editFromSuggestion(s, state.schema);
+    const type = made && state.typesByName[made.type];
+    const label = optionLabel(type, "category", s.category);
+    return label === s.category ? kindLabel(s.category) : label;
+  };
+
   return { find, focus, step, accept, dismiss, renderToggles, renderCard };
 }
 
 /** Tooltip for highlighted text: explanation and score of suggestions, summary of edits. */
 export function watchTooltips(ctx, containers) {
   const tip = ctx.els.tooltip;
+  // After j / accept / dismiss the texts are re-rendered under a still mouse, and the browser
+  // reports a fresh mouseover: stay quiet until the mouse really moves.
+  let quietAt = null;
+  let mouse = { x: -1, y: -1 };
+  const moved = (e) => {
+    mouse = { x: e.clientX, y: e.clientY };
+    if (quietAt && Math.hypot(e.clientX - quietAt.x, e.clientY - quietAt.y) > 3) quietAt = null;
+  };
+  document.addEventListener("mousemove", moved, { passive: true, capture: true });
   const show = (seg, x, y) => {
     const lines = [];
     for (const id of (seg.dataset.suggs || "").split(" ").filter(Boolean)) {
@@ -163,8 +185,9 @@ export function watchTooltips(ctx, containers) {
   };
   for (const c of containers) {
     c.addEventListener("mouseover", (e) => {
+      moved(e);
       const seg = e.target.closest(".seg");
-      if (seg && (seg.dataset.suggs || seg.dataset.edits)) show(seg, e.clientX, e.clientY);
+      if (seg && !quietAt && (seg.dataset.suggs || seg.dataset.edits)) show(seg, e.clientX, e.clientY);
       else tip.hidden = true;
       for (const key of (seg?.dataset.edits || "").split(" ").filter(Boolean)) ctx.emphasize(key, true);
     });
@@ -174,5 +197,5 @@ export function watchTooltips(ctx, containers) {
       if (!e.relatedTarget || !c.contains(e.relatedTarget)) tip.hidden = true;
     });
   }
-  return { showAt: (seg) => { const r = seg.getBoundingClientRect(); show(seg, r.left, r.bottom - 14); }, hide: () => { tip.hidden = true; } };
+  return { hide: () => { tip.hidden = true; quietAt = { ...mouse }; } };
 }

@@ -1,4 +1,5 @@
-"""Builders for the adjudication and release tests (no tests here).
+"""Fixtures and builders of the adjudication and release tests (a pytest plugin loaded by
+conftest.py: tests request the fixtures by name and import only the builders).
 
 Two small studies: ``qa_study`` (InfoLossQA edits by ana and ben on three documents) and
 ``factuality_study`` (Devaraj-style ratings of sentence pairs by ana, ben and, on request,
@@ -10,11 +11,15 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from annotator.study.accounts import create_user
-from annotator.annotate.store import create_edit, set_rating, set_status
+from annotator.adjudication import decisions as d
+from annotator.adjudication import store
+from annotator.adjudication.overview import apply_automatic, complete
 from annotator.annotate.assignment import assign_documents
+from annotator.annotate.store import create_edit, set_rating, set_status
 from annotator.ingest import import_file
 from annotator.models import Assignment, Document, Project, User
+from annotator.releases import cut_release
+from annotator.study.accounts import create_user
 from annotator.study.projects import create_project
 from tests.conftest import PASSWORD
 from tests.helpers import write_jsonl
@@ -24,7 +29,7 @@ SOURCE = ("Patients received 2.5 mg/kg i.v. daily for 12 weeks. The trial was do
 TARGET = "Patients got a drug every day. The study was fair. Pain went down a lot."
 
 
-def span(text: str, phrase: str, side: str) -> dict:
+def phrase_span(text: str, phrase: str, side: str) -> dict:
     start = text.index(phrase)
     return {"side": side, "start": start, "end": start + len(phrase)}
 
@@ -34,12 +39,12 @@ def assignment_of(session, document: Document, username: str) -> Assignment:
         Assignment.document_id == document.id, User.username == username))
 
 
-def add_edit(session, document, username, edit_type, source_phrase, question, answer="x",
-             target_phrase=None, **fields):
+def qa_edit(session, document, username, edit_type, source_phrase, question,
+                       answer="x", target_phrase=None, **fields):
     a = assignment_of(session, document, username)
-    spans = [span(document.source, source_phrase, "source")]
+    spans = [phrase_span(document.source, source_phrase, "source")]
     if target_phrase:
-        spans.append(span(document.target, target_phrase, "target"))
+        spans.append(phrase_span(document.target, target_phrase, "target"))
     return create_edit(session, a, {"edit_type": edit_type, "spans": spans, "fields": {
         "question": question, "answer": answer, **fields}}, a.user_id)
 
@@ -64,14 +69,14 @@ def qa_study(database, users, tmp_path):
         assign_documents(session, project, ["ana", "ben"])
         docs = {d.external_id: d for d in project.documents}
         q1, q2 = docs["q1"], docs["q2"]
-        e1 = add_edit(session, q1, "ana", "deletion", "2.5 mg/kg i.v. daily",
+        e1 = qa_edit(session, q1, "ana", "deletion", "2.5 mg/kg i.v. daily",
                       "How much of the drug did patients get?", severity=2)
-        e2 = add_edit(session, q1, "ben", "deletion", "2.5 mg/kg i.v.",
+        e2 = qa_edit(session, q1, "ben", "deletion", "2.5 mg/kg i.v.",
                       "What dose did patients receive?", severity=1)
-        e3 = add_edit(session, q1, "ben", "oversimplification", "double-blind",
+        e3 = qa_edit(session, q1, "ben", "oversimplification", "double-blind",
                       "How was the study designed?", target_phrase="fair")
-        e4 = add_edit(session, q2, "ana", "deletion", "(p < 0.01)", "Was the change significant?")
-        e5 = add_edit(session, q2, "ben", "deletion", "(p < 0.01)", "Was the change significant?")
+        e4 = qa_edit(session, q2, "ana", "deletion", "(p < 0.01)", "Was the change significant?")
+        e5 = qa_edit(session, q2, "ben", "deletion", "(p < 0.01)", "Was the change significant?")
         mark_done(session, q1, "ana", "ben")
         mark_done(session, q2, "ana", "ben")
         return {"project_id": project.id, "docs": {k: d.id for k, d in docs.items()},
@@ -115,3 +120,24 @@ def load(session, ids: dict, name: str) -> Document:
 
 def project_of(session, ids) -> Project:
     return session.get(Project, ids["project_id"])
+
+
+@pytest.fixture
+def adjudicated(database, qa_study):
+    """q2 resolved by the automatic rules; q1 by the lead (accept ben's dose question,
+    reject the design edit); q3 never finished."""
+    with database.session() as session:
+        lee = session.get(User, qa_study["users"]["lee"])
+        apply_automatic(session, load(session, qa_study, "q2"))
+        q1 = load(session, qa_study, "q1")
+        units = store.current_units(session, q1)
+        d.accept(session, q1, units[0].edit_ids, qa_study["edits"]["e2"], lee)
+        d.reject(session, q1, units[1].edit_ids, lee, "design still stated")
+        complete(session, q1, lee)
+    return qa_study
+
+
+def release(database, ids, exports, version="v1", **options):
+    with database.session() as session:
+        return cut_release(session, project_of(session, ids), version, exports_path=exports,
+                           bootstrap=20, **options)

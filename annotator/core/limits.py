@@ -1,0 +1,45 @@
+"""Size limits on what people send (configurable, so a study with long documents can raise
+them): a 50 MB document would make a 112 MB annotation page, and an edit with 100,000
+spans is no one's annotation.
+
+Read from the environment on use, so the web app and every command agree:
+
+- ``ANNOTATOR_MAX_TEXT_CHARS``: characters per source or target text (imports);
+- ``ANNOTATOR_MAX_SPANS_PER_EDIT``: spans of one edit (API saves and imports);
+- ``ANNOTATOR_MAX_REQUEST_BYTES``: size of one request body (answered with 413).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_text_chars: int = 200_000
+    max_spans_per_edit: int = 100
+    max_request_bytes: int = 4 * 1024 * 1024
+
+
+def _int(env, key: str, default: int) -> int:
+    raw = env.get(key)
+    if raw in (None, ""):
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{key}={raw!r}: expected a whole number") from None
+    if value < 1:
+        raise ValueError(f"{key}={raw!r}: must be at least 1")
+    return value
+
+
+def current_limits(environ=None) -> Limits:
+    env = os.environ if environ is None else environ
+    base = Limits()
+    return Limits(
+        max_text_chars=_int(env, "ANNOTATOR_MAX_TEXT_CHARS", base.max_text_chars),
+        max_spans_per_edit=_int(env, "ANNOTATOR_MAX_SPANS_PER_EDIT", base.max_spans_per_edit),
+        max_request_bytes=_int(env, "ANNOTATOR_MAX_REQUEST_BYTES", base.max_request_bytes),
+    )

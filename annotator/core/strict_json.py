@@ -1,0 +1,90 @@
+"""Strict JSON, in and out: the one parser for files and request bodies.
+
+Python's ``json`` accepts ``NaN``/``Infinity`` (not JSON: browsers refuse to parse a page
+that carries them), raises ``RecursionError`` on deep nesting and lets lone surrogates
+(``"\\ud800"``) through to the database, where they fail. Here each of these is a
+:class:`StrictJSONError` with a message, and :func:`value_problem` names the field of a
+parsed value that holds a NUL character, a lone surrogate, a non-finite number or nesting
+deeper than :data:`MAX_DEPTH`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+MAX_DEPTH = 64  # deeper than any record the tool reads or writes
+
+
+class StrictJSONError(ValueError):
+    pass
+
+
+def _refuse_constant(name: str):
+    raise StrictJSONError(f"{name} is not JSON (no NaN or Infinity): use null or a number")
+
+
+DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
+def loads(text: str) -> Any:
+    try:
+        return DECODER.decode(text)
+    except json.JSONDecodeError as exc:
+        raise StrictJSONError(f"not valid JSON ({exc.msg} at line {exc.lineno} column "
+                              f"{exc.colno})") from None
+    except RecursionError:
+        raise StrictJSONError(f"nested too deeply (more than {MAX_DEPTH} levels)") from None
+
+
+def raw_decode(text: str, position: int) -> tuple[Any, int]:
+    """``json.JSONDecoder.raw_decode`` with the strict rules (for JSON arrays of records)."""
+    try:
+        return DECODER.raw_decode(text, position)
+    except RecursionError:
+        raise StrictJSONError(f"nested too deeply (more than {MAX_DEPTH} levels)") from None
+
+
+def dumps(value: Any, **options) -> str:
+    return json.dumps(value, allow_nan=False, **options)
+
+
+def _string_problem(text: str) -> str | None:
+    if "\x00" in text:
+        return "contains a NUL character"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (f"contains a lone surrogate {text[exc.start]!r} at position {exc.start} "
+                "(not valid Unicode)")
+    return None
+
+
+def value_problem(value: Any, root: str = "") -> tuple[str, str] | None:
+    """(field path, message) of the first unacceptable part of ``value``, or None.
+
+    Walks iteratively, so hostile nesting cannot exhaust the stack."""
+    stack: list[tuple[Any, str, int]] = [(value, root, 0)]
+    while stack:
+        item, path, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return path or "(record)", f"nested too deeply (more than {MAX_DEPTH} levels)"
+        if isinstance(item, str):
+            problem = _string_problem(item)
+            if problem:
+                return path or "(record)", problem
+        elif isinstance(item, float) and not math.isfinite(item):
+            return path or "(record)", f"{item} is not a JSON number"
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                problem = _string_problem(str(key))
+                name = str(key).encode("utf-8", "backslashreplace").decode("utf-8")
+                child_path = f"{path}.{name}" if path else name
+                if problem:
+                    return child_path, f"key {problem}"
+                stack.append((child, child_path, depth + 1))
+        elif isinstance(item, (list, tuple)):
+            for i, child in enumerate(item):
+                stack.append((child, f"{path}[{i}]", depth + 1))
+    return None

@@ -1,0 +1,85 @@
+"""The one place where a file or folder name is built from data (user names, project names,
+release versions from imported files or forms).
+
+Names from another group's files are untrusted: ``../../outside/x`` as an annotator name
+must not make an export write outside its folder. :func:`file_component` turns any string
+into a single path component that is safe on POSIX and Windows and keeps distinct names
+distinct (the encoding is injective), and :func:`child_path` joins components under a root
+and refuses anything that would resolve outside it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+# Kept as is: letters, digits, '_', '-', '.', and any non-ASCII letter or digit (so a
+# Japanese user name stays readable). Everything else is written %XX (UTF-8 bytes).
+_KEPT = re.compile(r"[\w.-]")
+# Names Windows reserves whatever the extension (CON.json is the console).
+_RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)),
+             *(f"LPT{i}" for i in range(10))}
+MAX_COMPONENT_BYTES = 200  # below the 255-byte limit of common file systems, with room for a suffix
+
+
+class UnsafePathError(ValueError):
+    """A name could not be made into a path inside the intended folder."""
+
+
+def _encode_char(char: str) -> str:
+    return "".join(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
+
+
+def file_component(name: str) -> str:
+    """``name`` as one safe path component, e.g. ``../../x`` -> ``%2E%2E%2F%2E%2E%2Fx``.
+
+    Separators, control characters, '%' and every other punctuation are percent-encoded; a
+    leading or trailing dot or space is encoded too (hidden files, '..', and Windows'
+    silent trailing-dot stripping); Windows reserved device names get their first letter
+    encoded. Distinct names give distinct components. Refuses the empty name and names
+    whose encoding exceeds :data:`MAX_COMPONENT_BYTES` (never truncated: truncation could
+    make two names collide).
+    """
+    if not isinstance(name, str) or name == "":
+        raise UnsafePathError(f"empty name {name!r} cannot be a file name")
+    out = []
+    for i, char in enumerate(name):
+        edge = i == 0 or i == len(name) - 1
+        if _KEPT.fullmatch(char) and char.isprintable() and not (edge and char == "."):
+            out.append(char)
+        else:
+            out.append(_encode_char(char))
+    component = "".join(out)
+    if component.split(".")[0].upper() in _RESERVED:
+        component = _encode_char(component[0]) + component[1:]
+    if len(component.encode("utf-8")) > MAX_COMPONENT_BYTES:
+        raise UnsafePathError(f"name {name[:40]!r}... is too long for a file name "
+                              f"({len(component.encode('utf-8'))} bytes once encoded, "
+                              f"at most {MAX_COMPONENT_BYTES})")
+    return component
+
+
+def child_path(root: Path, *components: str, suffix: str = "") -> Path:
+    """``root / component / ... + suffix`` with every component made safe by
+    :func:`file_component`; refuses a result that does not resolve inside ``root``
+    (e.g. through a symbolic link planted in the folder)."""
+    if not components:
+        raise UnsafePathError("no file name given")
+    parts = [file_component(c) for c in components]
+    parts[-1] += suffix
+    path = Path(root).joinpath(*parts)
+    resolved_root = Path(root).resolve()
+    if not path.resolve().is_relative_to(resolved_root):
+        raise UnsafePathError(f"{path} resolves outside {resolved_root}; refused")
+    return path
+
+
+def project_slug(name: str) -> str:
+    """The release folder name of a project: letters, digits, '.', '_' and '-'.
+
+    Many names normalise to one slug (``trial.`` and ``trial``, ``Trial 2`` and
+    ``Trial_2``), so the slug is stored on the project and checked unique (ignoring case)
+    when the project is created: see :func:`annotator.study.projects.create_project`.
+    """
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", name).strip("._") or "unnamed"
+    return cleaned[:100]

@@ -1,0 +1,106 @@
+// Merging a unit into one gold edit: start from one annotator's edit, set its spans by
+// selecting text in the original or the simplification (as on the annotation page: code
+// points, snapped to words), edit its fields, and see the gold edit as it will be released
+// before saving it.
+
+import { el, showMessage } from "./dom.js";
+import { goldEdit, spanTexts, typeSpec } from "./adjudicate_edits.js";
+
+let active = null; // the open merge form: selections in the texts go to it
+
+/** Called by the page for every new selection in a text; true when a form took it. */
+export function offerSelection(span) {
+  return active ? active.add(span) : false;
+}
+
+export function closeMerge() {
+  active = null;
+}
+
+/** Open the merge form for `unit`, starting from edit `base`, inside `card`. */
+export function openMerge(card, unit, base, { state, decide, noteOf }) {
+  card.querySelector(".merge-form")?.remove();
+  const spec = typeSpec(state, base.edit_type);
+  const spans = base.spans.map((s) => ({ ...s }));
+  const inputs = {};
+  const error = el("p", { class: "flash error", role: "alert", hidden: true });
+  const spanList = el("ul", { class: "merge-spans", "aria-live": "polite" });
+  const preview = el("div", { class: "merge-preview" });
+  const form = el("section", { class: "merge-form", "aria-label": `merge, starting from ${base.annotator}'s edit` },
+    el("h4", {}, `Merge, starting from ${base.annotator}'s edit`));
+
+  const fields = () => {
+    const out = {};
+    for (const [name, input] of Object.entries(inputs)) {
+      if (input.value === "") continue;
+      out[name] = input.tagName === "SELECT" ? JSON.parse(input.value) : input.value;
+    }
+    return out;
+  };
+  const sorted = () => [...spans].sort((a, b) => a.side.localeCompare(b.side) || a.start - b.start || a.end - b.end);
+  const refresh = () => {
+    spanList.replaceChildren();
+    for (const side of ["source", "target"]) {
+      sorted().filter((s) => s.side === side).forEach((s) => {
+        const [text] = spanTexts(state, [s], side);
+        spanList.append(el("li", { class: "merge-span", "data-side": side, "data-start": s.start, "data-end": s.end },
+          el("span", { class: "side" }, side === "source" ? "original" : "simplification"), " “", el("span", { class: "span-text" }, text), "” ",
+          el("button", { type: "button", class: "link remove-span", "aria-label": `remove span “${text}”`, onclick: () => {
+            spans.splice(spans.indexOf(s), 1); refresh();
+          } }, "remove")));
+      });
+    }
+    if (!spans.length) spanList.append(el("li", { class: "empty" }, "No span yet."));
+    preview.replaceChildren(goldEdit(state, { edit_type: spec.name, fields: fields(), spans: sorted() }, "Will be released as"));
+  };
+
+  for (const f of spec.fields) {
+    let input;
+    if (f.choices && f.choices.length) {
+      input = el("select", { name: f.name }, el("option", { value: "" }, "–"));
+      for (const o of f.choices) {
+        input.append(el("option", { value: JSON.stringify(o.value), selected: JSON.stringify(base.fields[f.name]) === JSON.stringify(o.value) },
+          String(o.label) === String(o.value) ? String(o.label) : `${o.value} · ${o.label}`));
+      }
+      input.addEventListener("change", refresh);
+    } else {
+      input = el("textarea", { name: f.name, rows: 2, value: base.fields[f.name] || "" });
+      input.addEventListener("input", refresh);
+    }
+    inputs[f.name] = input;
+    form.append(el("label", {}, f.label + (f.required ? " (required)" : ""), input));
+  }
+  // Without a mouse: take over the spans of any edit of the unit.
+  const others = unit.edit_ids.map((id) => state.edits.find((e) => e.id === id));
+  const copy = el("p", { class: "merge-copy" }, ...others.map((e) => el("button", { type: "button", class: "link copy-spans", onclick: () => {
+    for (const s of e.spans) if (spec.sides.includes(s.side)) active?.add({ side: s.side, start: s.start, end: s.end });
+  } }, `add ${e.annotator}'s spans`)));
+  form.append(el("p", { class: "meta merge-help" }, `Spans: select text in the ${spec.sides.map((s) => (s === "source" ? "original" : "simplification")).join(" or the ")} to add it, or`),
+    copy, spanList, preview, error);
+  form.append(el("div", { class: "merge-actions" },
+    el("button", { type: "button", class: "save-merge", onclick: () => {
+      decide({ action: "merge", edit_ids: unit.edit_ids, base_id: base.id, edit_type: base.edit_type, fields: fields(), spans: sorted(), note: noteOf(unit) });
+    } }, "Save merged edit"),
+    el("button", { type: "button", class: "link cancel-merge", onclick: () => { form.remove(); active = null; } }, "Cancel")));
+  card.append(form);
+  active = {
+    add(span) {
+      if (!form.isConnected) { active = null; return false; }
+      if (!spec.sides.includes(span.side)) {
+        showMessage(error, `A ${spec.label.toLowerCase()} has no span in the ${span.side === "source" ? "original" : "simplification"}.`);
+        return true;
+      }
+      showMessage(error, "");
+      // A new span replaces the ones it overlaps on the same side (re-selecting widens).
+      for (let i = spans.length - 1; i >= 0; i--) {
+        const s = spans[i];
+        if (s.side === span.side && s.start < span.end && span.start < s.end) spans.splice(i, 1);
+      }
+      spans.push(span);
+      refresh();
+      return true;
+    },
+  };
+  refresh();
+  form.querySelector("select, textarea")?.focus();
+}

@@ -1,0 +1,70 @@
+"""Explicit checks of JSON request bodies: each endpoint says which keys it reads and what
+they must be, and a body that does not fit is answered 422 with one problem per key (the
+annotation API's format), instead of a KeyError or TypeError deep in the domain code being
+turned into an answer (which would hide real programming errors too).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from annotator.annotate.store import ValidationFailed
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What a value must be: a test and the words for the error message."""
+
+    test: Callable[[Any], bool]
+    words: str
+
+
+INT = Kind(_is_int, "an integer id")
+TEXT = Kind(lambda v: isinstance(v, str), "text")
+FLAG = Kind(lambda v: isinstance(v, bool), "true or false")
+OBJECT = Kind(lambda v: isinstance(v, dict), "an object")
+LIST = Kind(lambda v: isinstance(v, list), "a list")
+ANY = Kind(lambda v: True, "any value")
+IDS = Kind(lambda v: isinstance(v, list) and all(_is_int(i) for i in v), "a list of integer ids")
+TEXTS = Kind(lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v),
+             "a list of texts")
+ID_GROUPS = Kind(lambda v: isinstance(v, list) and all(IDS.test(g) for g in v),
+                 "a list of lists of integer ids")
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str
+    kind: Kind
+    required: bool = True
+
+
+def required(name: str, kind: Kind) -> Key:
+    return Key(name, kind, True)
+
+
+def optional(name: str, kind: Kind) -> Key:
+    """May be absent or null."""
+    return Key(name, kind, False)
+
+
+def check_body(body: dict, keys: tuple[Key, ...]) -> dict[str, Any]:
+    """The declared keys of ``body`` (absent optional keys as None), or ValidationFailed
+    naming every key that is missing or of the wrong kind."""
+    problems, values = [], {}
+    for key in keys:
+        value = body.get(key.name)
+        if value is None:
+            if key.required:
+                problems.append({"field": key.name, "message": f"required: {key.kind.words}"})
+        elif not key.kind.test(value):
+            problems.append({"field": key.name, "message": f"expected {key.kind.words}"})
+        values[key.name] = value
+    if problems:
+        raise ValidationFailed(problems)
+    return values

@@ -1,0 +1,146 @@
+"""Driving the annotation page in Chromium (Playwright): the test texts (with astral
+characters: offsets count code points), preparing a document and its suggestions, opening
+the page, reading the API state, selecting text with a real mouse drag by code-point
+offsets, waiting for saves, collecting errors."""
+
+from __future__ import annotations
+
+import time
+
+from annotator.align.text import split_sentences
+from annotator.models import Assignment, Suggestion
+
+
+def open_page(page, live_server, assignment_id):
+    page.goto(f"{live_server}/assignments/{assignment_id}")
+    page.wait_for_selector("#annotate[data-ready='1']")
+
+
+def api_state(page, live_server, assignment_id):
+    return page.request.get(f"{live_server}/api/assignments/{assignment_id}").json()
+
+
+def watch_errors(page):
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error"
+            and not msg.text.startswith("Failed to load resource") else None)
+    return errors
+
+
+def drag_select(page, side: str, start: int, end: int):
+    """Select code points [start, end) of one side with a real mouse drag."""
+    box = page.evaluate("""async ([side, start, end]) => {
+        const m = await import('/static/js/offsets.js');
+        const text = document.querySelector(`.text[data-side=${side}]`);
+        const range = m.offsetsToRange(text, start, end);
+        range.startContainer.parentElement.scrollIntoView({block: 'center'});
+        const rects = [...range.getClientRects()].filter(r => r.width > 0);
+        const a = rects[0], b = rects[rects.length - 1];
+        return [a.left + 2, a.top + a.height / 2, b.right - 2, b.top + b.height / 2];
+    }""", [side, start, end])
+    page.mouse.move(box[0], box[1])
+    page.mouse.down()
+    page.mouse.move((box[0] + box[2]) / 2, (box[1] + box[3]) / 2, steps=4)
+    page.mouse.move(box[2], box[3], steps=4)
+    page.mouse.up()
+
+
+def wait_for(page, expression: str, timeout: float = 5.0):
+    """Poll a JS expression from Python (wait_for_function would need eval, which the
+    page's CSP forbids)."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
+        page.wait_for_timeout(50)
+
+
+def wait_saved(page):
+    page.wait_for_selector("#save-state[data-state=saved]")
+
+
+SOURCE = (
+    "BACKGROUND: Opioid use after spinal fusion remains high.\r\n"
+    "METHODS: In this double-blind, placebo-controlled trial, 124 adults with 𝛼-thalassemia 😀 "
+    "received ketamine 0.5\u00a0mg/kg i.v. before surgery. Pain was measured with the "
+    "Numeric Rating Scale (NRS) at 2, 24 and 48 h.\r\n"
+    "RESULTS: Morphine use at 48 h was 41.3 mg with ketamine vs. 58.7 mg with placebo "
+    "(p < 0.001)."
+)
+TARGET = ("Background: After back surgery, people often need strong painkillers.\r\n"
+          "Methods: In this study, adults 😀 got the drug ketamine during the operation. "
+          "Their pain was checked with a survey.\r\n"
+          "Results: People who got ketamine needed less morphine. "
+          "Here is the simplified version: I chose 'rephrase' as the strategy.")
+
+
+def span(text: str, phrase: str, nth: int = 0) -> tuple[int, int]:
+    """Code-point offsets (Python indices) of a phrase."""
+    start = -1
+    for _ in range(nth + 1):
+        start = text.index(phrase, start + 1)
+    return start, start + len(phrase)
+
+
+def prepare(database, assignment_id: int, source: str = SOURCE, target: str = TARGET,
+            suggestions: list[dict] = ()) -> dict:
+    """Give the assignment's document our texts (with sentence offsets) and suggestions."""
+    with database.session() as session:
+        assignment = session.get(Assignment, assignment_id)
+        doc = assignment.document
+        doc.source, doc.target = source, target
+        doc.source_sentences = [list(s) for s in split_sentences(source)]
+        doc.target_sentences = [list(s) for s in split_sentences(target)]
+        ids = []
+        for s in suggestions:
+            row = Suggestion(document_id=doc.id, method=s.get("method", "test"),
+                             score=s.get("score", 0.8), explanation=s.get("explanation", "why"),
+                             kind=s["kind"], source_spans=s.get("source_spans", []),
+                             target_spans=s.get("target_spans", []), category=s.get("category"))
+            session.add(row)
+            session.flush()
+            ids.append(row.id)
+        session.commit()
+        return {"document_id": doc.id, "suggestions": ids}
+
+
+def standard_suggestions():
+    return [
+        {
+            "kind": "deletion",
+            "source_spans": [list(span(SOURCE, "double-blind, placebo-controlled"))],
+            "explanation": "Study-design terms with no counterpart in the simplification",
+            "score": 0.91,
+        },
+        {
+            "kind": "oversimplification",
+            "source_spans": [list(span(SOURCE, "Numeric Rating Scale (NRS)"))],
+            "target_spans": [list(span(TARGET, "a survey"))],
+            "explanation": "A named scale became a generic phrase",
+            "score": 0.77,
+        },
+        {
+            "kind": "leaked_instruction",
+            "target_spans": [
+                list(
+                    span(
+                        TARGET,
+                        "Here is the simplified version: I chose 'rephrase' as the strategy.",
+                    )
+                )
+            ],
+            "explanation": "Matches a leaked-instruction pattern",
+            "score": 0.95,
+            "category": "leaked_instruction",
+        },
+    ]
+
+
+def add_edit(database, assignment_id, edit_type="deletion", fields=None, spans=()):
+    from annotator.models import Edit, Span
+    with database.session() as session:
+        edit = Edit(assignment_id=assignment_id, edit_type=edit_type, fields=fields or {},
+                    spans=[Span(side=side, start=a, end=b) for side, a, b in spans])
+        session.add(edit)
+        session.commit()
+        return edit.id

@@ -1,0 +1,98 @@
+"""The stored adjudication queue: equal to the full computation, updated when a document is
+done, decided, completed or reopened, and never overwritten by a stale recomputation."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotator.adjudication import decisions as d
+from annotator.adjudication import store
+from annotator.adjudication.overview import adjudication_queue, complete
+from annotator.adjudication.queue import mark_changed, refresh_stale, stored_queue
+from annotator.models import AdjudicationQueueEntry, User
+from tests.adjudication_fixtures import load, mark_done, project_of
+from tests.conftest import login
+
+
+def _view(entries):
+    return [(e.document.external_id, round(e.agreement, 6), e.open["total"], e.status,
+             e.fields_in_dispute, e.annotators) for e in entries]
+
+
+def test_stored_queue_equals_the_full_computation_and_follows_each_change(database, qa_study):
+    with database.session() as session:
+        project = project_of(session, qa_study)
+        stored = stored_queue(session, project.id)
+        assert _view(stored.entries) == _view(adjudication_queue(session, project))
+        assert [e.document.external_id for e in stored.entries] == ["q1", "q2"]
+        assert stored_queue(session, project.id, field_name="oversimplification").total == 1
+        assert stored_queue(session, project.id, pair=("ana", "cy")).total == 0
+
+    with database.session() as session:  # q3 done by both: it joins the queue
+        mark_done(session, load(session, qa_study, "q3"), "ana", "ben")
+    with database.session() as session:
+        assert refresh_stale(session, qa_study["project_id"]) == 1  # only q3 recomputed
+        assert stored_queue(session, qa_study["project_id"]).total == 3
+
+    with database.session() as session:  # q2 decided and completed: it moves down
+        lee = session.get(User, qa_study["users"]["lee"])
+        q2 = load(session, qa_study, "q2")
+        (unit,) = store.current_units(session, q2)
+        d.accept(session, q2, unit.edit_ids, unit.edit_ids[0], lee)
+        complete(session, q2, lee)
+    with database.session() as session:
+        project = project_of(session, qa_study)
+        entries = stored_queue(session, project.id).entries
+        assert _view(entries) == _view(adjudication_queue(session, project))
+        assert (entries[-1].document.external_id, entries[-1].status) == ("q2", "complete")
+
+    with database.session() as session:  # reopened: open again
+        lee = session.get(User, qa_study["users"]["lee"])
+        d.reopen(session, load(session, qa_study, "q2"), lee, "second look")
+    with database.session() as session:
+        statuses = {e.document.external_id: e.status
+                    for e in stored_queue(session, qa_study["project_id"]).entries}
+        assert statuses["q2"] == "open"
+
+
+def test_a_change_during_recomputation_keeps_the_entry_stale(database, qa_study,
+                                                             monkeypatch):
+    from annotator.adjudication import overview
+
+    q1 = qa_study["docs"]["q1"]
+    compute = overview.document_entry
+
+    def racing_entry(session, document):
+        entry = compute(session, document)
+        with database.session() as other:  # a save commits while we compute
+            mark_changed(other.connection(), [document.id])
+        return entry
+
+    with database.session() as session:
+        stored_queue(session, qa_study["project_id"])
+        mark_changed(session.connection(), [q1])
+    monkeypatch.setattr(overview, "document_entry", racing_entry)
+    with database.session() as session:
+        assert refresh_stale(session, qa_study["project_id"]) == 1
+    with database.session() as session:
+        entry = session.get(AdjudicationQueueEntry, q1)
+        assert entry.computed < entry.changes  # still stale: the next view recomputes it
+    monkeypatch.setattr(overview, "document_entry", compute)
+    with database.session() as session:
+        assert refresh_stale(session, qa_study["project_id"]) == 1
+        entry = session.get(AdjudicationQueueEntry, q1)
+        assert entry.computed == entry.changes
+
+
+def test_queue_page_pages_through_ready_documents(app, client, database, qa_study,
+                                                  monkeypatch):
+    from annotator.adjudication import queue as q
+
+    monkeypatch.setattr(q, "PAGE_SIZE", 1)
+    login(client, "lee")
+    first = client.get(f"/projects/{qa_study['project_id']}/adjudicate").get_data(as_text=True)
+    assert "page 1 of 2" in first and 'data-document="q1"' in first
+    second = client.get(f"/projects/{qa_study['project_id']}/adjudicate?page=2")
+    assert 'data-document="q2"' in second.get_data(as_text=True)
+    with pytest.raises(AssertionError):
+        assert 'data-document="q2"' in first

@@ -1,0 +1,57 @@
+"""The layering the project promises (docs/architecture.md): the pure stages (align/,
+agreement/) and the shared concepts (core/) import no web or database library, directly or
+through anything they import; only a stage's store.py talks to the database."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "annotator"
+FORBIDDEN = {"flask", "flask_wtf", "werkzeug", "sqlalchemy", "alembic"}
+PURE = ("align", "agreement", "core")
+
+
+def _imports(path: Path) -> list[str]:
+    names = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names.append(node.module or "")
+    return names
+
+
+def test_pure_modules_import_no_web_or_database_library():
+    offenders = []
+    for folder in PURE:
+        for path in sorted((PACKAGE / folder).glob("*.py")):
+            if path.name == "store.py":  # the stage's one database module
+                continue
+            offenders += [(f"{folder}/{path.name}", name) for name in _imports(path)
+                          if name.split(".")[0] in FORBIDDEN
+                          or name in ("annotator.models", "annotator.db")]
+    assert offenders == []
+
+
+def test_pure_modules_stay_pure_through_what_they_import():
+    """Importing every pure module in a fresh interpreter loads no forbidden library."""
+    modules = [f"annotator.{folder}.{p.stem}" for folder in PURE
+               for p in sorted((PACKAGE / folder).glob("*.py"))
+               if p.stem not in ("store", "__init__")]
+    script = ("import importlib, json, sys\n"
+              f"for m in {modules!r}: importlib.import_module(m)\n"
+              "loaded = {m.split('.')[0] for m in sys.modules}\n"
+              f"print(json.dumps(sorted(loaded & set({sorted(FORBIDDEN)!r}))))")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            check=True)
+    assert json.loads(result.stdout) == []
+
+
+def test_only_store_modules_of_pure_stages_touch_the_database():
+    stores = [p for folder in ("align", "agreement") for p in (PACKAGE / folder).glob("*.py")
+              if any(n.split(".")[0] == "sqlalchemy" for n in _imports(p))]
+    assert sorted(p.name for p in stores) == ["store.py", "store.py"]

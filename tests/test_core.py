@@ -1,0 +1,82 @@
+"""The single places of shared concepts: rating keys, the span check, the vocabulary and the
+plain-data form of an edit (annotator.core)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from annotator import models
+from annotator.core.keys import BadKey, parse_rating_key, rating_key
+from annotator.core.serialise import edit_to_dict, rating_to_dict
+from annotator.core.spans import span_problem
+from annotator.core.vocabulary import ASSIGNMENT_STATUSES, SIDES, sql_in
+from annotator.schemas import RATING_LEVELS
+
+
+def test_rating_key_round_trip():
+    assert rating_key("sentence", 3, "SIM") == "sentence|3|SIM"
+    assert parse_rating_key("document||overall") == ("document", "", "overall")
+    assert parse_rating_key(rating_key("qa", "q-7", "givenness")) == ("qa", "q-7", "givenness")
+
+
+@pytest.mark.parametrize("bad", ["sentence|3", "a|b|c|d", "|1|x", "pair|1|", 7, None])
+def test_parse_rating_key_refuses_other_shapes(bad):
+    with pytest.raises(BadKey, match="level|item|field"):
+        parse_rating_key(bad)
+
+
+def test_span_check_counts_code_points():
+    # "𝛼" is one code point (two UTF-16 units): the span [0, 1) is valid, [0, 3) is not.
+    texts = {"source": "𝛼 level", "target": "a level"}
+    assert span_problem("source", 0, 1, texts) is None
+    assert span_problem("source", 0, 7, texts) is None
+    assert span_problem("source", 0, 8, texts) == ("span [0, 8] lies outside the source "
+                                                   "text (length 7)")
+
+
+@pytest.mark.parametrize("side,start,end,expected", [
+    ("target", 0, 2, "Deletion spans may only lie on: source"),
+    ("middle", 0, 2, "Deletion spans may only lie on: source"),
+    ("source", 2, 2, "lies outside"),
+    ("source", -1, 2, "lies outside"),
+    ("source", True, 2, "lies outside"),
+    ("source", "0", 2, "lies outside"),
+])
+def test_span_check_rejects(side, start, end, expected):
+    problem = span_problem(side, start, end, {"source": "abcdef", "target": "abc"},
+                           sides=("source",), kind="Deletion")
+    assert problem is not None and expected in problem
+
+
+def test_vocabulary_is_the_one_the_models_and_schemas_use():
+    assert models.SIDES is SIDES and models.ASSIGNMENT_STATUSES is ASSIGNMENT_STATUSES
+    assert RATING_LEVELS == ("document", "sentence", "pair", "qa")
+    checks = [str(c.sqltext) for c in models.Assignment.__table__.constraints
+              if hasattr(c, "sqltext")]
+    assert checks == [sql_in("status", ASSIGNMENT_STATUSES)]
+    assert "'skipped'" in checks[0]
+
+
+def test_edit_serialisation_carries_meta_parent_and_spans_in_the_order_marked():
+    # "The first span of an edit" (InfoLossQA's first-span figures) is the first one marked.
+    spans = [SimpleNamespace(side="target", start=4, end=9),
+             SimpleNamespace(side="source", start=10, end=12),
+             SimpleNamespace(side="source", start=1, end=3)]
+    edit = SimpleNamespace(id=5, edit_type="oversimplification", fields={"question": "Q?"},
+                           spans=spans, suggestion_id=None, parent_id=2,
+                           meta={"tool_id": "e-17"}, version=3)
+    data = edit_to_dict(edit)
+    assert data["spans"] == [{"side": "target", "start": 4, "end": 9},
+                             {"side": "source", "start": 10, "end": 12},
+                             {"side": "source", "start": 1, "end": 3}]
+    assert data["parent_id"] == 2 and data["meta"] == {"tool_id": "e-17"}
+    data["fields"]["question"] = "changed"
+    assert edit.fields == {"question": "Q?"}  # a copy: callers may not alter the row
+
+
+def test_rating_serialisation_carries_its_key():
+    rating = SimpleNamespace(id=1, level="pair", item="2", field="deletion", value=1,
+                             rationale=None, version=1)
+    assert rating_to_dict(rating)["key"] == "pair|2|deletion"
