@@ -37,7 +37,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from infolossqa_data import DEFAULT_DATA, load  # noqa: E402
 
 from annotator.agreement.prehighlight_agreement import (  # noqa: E402
-    LOSS_KINDS, Mark, between_annotators, folds, machine_against_annotators)
+    LOSS_KINDS,
+    Mark,
+    between_annotators,
+    folds,
+    machine_against_annotators,
+)
 from annotator.align import AlignSettings, suggest  # noqa: E402
 from annotator.align.embeddings import default_embedder  # noqa: E402
 from annotator.align.learning import LearningDocument, document_rows, learn, machine_marks  # noqa: E402
@@ -76,8 +81,9 @@ def table(title: str, gold, machine, extra: str = "") -> float | None:
     expert_edits = sum(len(m) for by in gold.values() for m in by.values())
     experts = sum(len(by) for by in gold.values())
     chars = [e - s for v in machine.values() for m in v for s, e in m.spans]
+    median = sorted(chars)[len(chars) // 2] if chars else 0
     print(f"  boxes per document: {boxes / max(1, len(gold)):.1f} (an expert: "
-          f"{expert_edits / max(1, experts):.1f}); median box {sorted(chars)[len(chars) // 2] if chars else 0} characters")
+          f"{expert_edits / max(1, experts):.1f}); median box {median} characters")
     return ratio_all
 
 
@@ -142,7 +148,8 @@ def main() -> None:
                                            AlignSettings(loss_model=ranker.to_dict()), embedder))
         else:
             held_out.update(machine_marks(ranker, [learning_docs[i] for i in fold_ids[f]], rows_of))
-    print("\nthresholds chosen per fold:", [{k2: round(v, 3) for k2, v in t.items()} for t in chosen])
+    print("\nthresholds chosen per fold:",
+          [{k2: round(v, 3) for k2, v in t.items()} for t in chosen])
     ratio = table(f"Ranked suggestions, {k}-fold cross-validated (held-out documents only)",
                   gold, held_out)
 
@@ -153,7 +160,8 @@ def main() -> None:
         for f in range(k):
             a = [learning_docs[i] for g in (1, 2)[: max(1, (k - 1) // 2)]
                  for i in fold_ids[(f + g) % k]]
-            b = [learning_docs[i] for g in range((k - 1) // 2 + 1, k) for i in fold_ids[(f + g) % k]]
+            b = [learning_docs[i] for g in range((k - 1) // 2 + 1, k)
+                 for i in fold_ids[(f + g) % k]]
             base = learn(a, embedder, rows_of=rows_of)
             refit = learn(b, embedder, prior=base, rows_of=rows_of)
             test = [learning_docs[i] for i in fold_ids[f]]

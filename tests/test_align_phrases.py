@@ -20,8 +20,8 @@ from annotator.align.text import split_sentences
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 VITAMIN_SOURCE = ("METHODS: We enrolled 240 outpatients with inflammatory bowel disease. "
-                  "Patients with serum 25(OH)D level <30 ng/ml received 2000 IU cholecalciferol daily "
-                  "for 12 weeks.")
+                  "Patients with serum 25(OH)D level <30 ng/ml received 2000 IU cholecalciferol "
+                  "daily for 12 weeks.")
 VITAMIN_TARGET = ("The study included 240 people with bowel disease. "
                   "People with low vitamin D levels took a vitamin D pill every day for 12 weeks.")
 

@@ -3,8 +3,16 @@
 import pytest
 
 from annotator.agreement.prehighlight_agreement import (
-    Counts, Mark, between_annotators, fold_of, folds, machine_against_annotators, match,
-    per_annotator, summary)
+    Counts,
+    Mark,
+    between_annotators,
+    fold_of,
+    folds,
+    machine_against_annotators,
+    match,
+    per_annotator,
+    summary,
+)
 
 
 def d(*spans):
@@ -50,11 +58,12 @@ def test_counts_are_pooled_not_averaged():
     }
     c = between_annotators(docs)
     assert (c.a_total, c.a_matched, c.b_total, c.b_matched) == (4, 1, 2, 1)
-    assert c.precision == 0.25 and c.recall == 0.5          # a per-document mean would say 0.5 / 0.5
+    assert c.precision == 0.25 and c.recall == 0.5   # per-document means would say 0.5 / 0.5
     assert c.f1 == pytest.approx(1 / 3)
     machine = {"1": [d((1, 2))], "2": [d((41, 42)), o((0, 50))]}
     m = machine_against_annotators(docs, machine)
-    # Against ann: doc1 1/1 (ann 1/1), doc2 0/2 (ann 0/3); against bob: doc1 1/1, doc2 1/2 (bob 1/1).
+    # Against ann: doc1 1/1 (ann 1/1), doc2 0/2 (ann 0/3);
+    # against bob: doc1 1/1, doc2 1/2 (bob 1/1).
     assert (m.a_total, m.a_matched, m.b_total, m.b_matched) == (6, 3, 6, 3)
     s = summary(docs, machine)
     assert s["all"]["ratio"] == pytest.approx(0.5 / (1 / 3), abs=1e-4)

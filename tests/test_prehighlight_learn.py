@@ -6,15 +6,27 @@ import json
 from click.testing import CliRunner
 from sqlalchemy import select
 
+from annotator.agreement.prehighlight_agreement import Mark
 from annotator.align.learning import LearningDocument, training_set
 from annotator.align.loss_ranker import SentenceRow, default_ranker
-from annotator.align.store import (learning_documents, learn_project, loss_suggestion_marks,
-                                   prehighlight_project)
-from annotator.agreement.prehighlight_agreement import Mark
+from annotator.align.store import (
+    learn_project,
+    learning_documents,
+    loss_suggestion_marks,
+    prehighlight_project,
+)
 from annotator.annotate.assignment import assign_documents
 from annotator.cli import main
 from annotator.ingest import import_file
-from annotator.models import Assignment, Document, Edit, Project, Span, Suggestion, SuggestionAction, User
+from annotator.models import (
+    Document,
+    Edit,
+    Project,
+    Span,
+    Suggestion,
+    SuggestionAction,
+    User,
+)
 from annotator.resources import demo_data_dir
 from annotator.study.projects import create_project
 
@@ -104,7 +116,8 @@ def test_cli_learn_and_auto_learn_switch(env, tmp_path):
     assert runner.invoke(main, ["demo", "--no-serve"]).exit_code == 0
     result = runner.invoke(main, ["prehighlight", "demo-infoloss", "--learn", "--workers", "1"])
     assert result.exit_code == 1 and "no completed documents" in result.output
-    result = runner.invoke(main, ["prehighlight", "demo-infoloss", "--auto-learn", "--workers", "1"])
+    result = runner.invoke(main, ["prehighlight", "demo-infoloss", "--auto-learn",
+                                  "--workers", "1"])
     assert result.exit_code == 0, result.output
     assert "automatic learning on" in result.output
     assert "automatic learning skipped" in result.output  # nothing completed yet: says so

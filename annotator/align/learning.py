@@ -37,7 +37,8 @@ class LearningDocument:
     source: str
     target: str
     marks: dict[str, list[Mark]] = field(default_factory=dict)   # annotator -> marks
-    actions: list[tuple[str, list[Span], bool]] = field(default_factory=list)  # kind, spans, accepted
+    # (suggestion kind, its source spans, accepted?)
+    actions: list[tuple[str, list[Span], bool]] = field(default_factory=list)
 
 
 def document_rows(doc: LearningDocument, embedder) -> list[SentenceRow]:
@@ -104,7 +105,8 @@ def choose_thresholds(ranker: LossRanker, docs: list[LearningDocument],
 
     for _ in range(rounds):
         for kind in KINDS:
-            best[kind] = max(THRESHOLD_GRID, key=lambda t: (f1({**best, kind: t}), -abs(t - best[kind])))
+            best[kind] = max(THRESHOLD_GRID,
+                             key=lambda t: (f1({**best, kind: t}), -abs(t - best[kind])))
     return best
 
 

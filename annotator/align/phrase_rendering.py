@@ -30,7 +30,8 @@ _VAGUE = frozenset("low high lower higher some several many few fewer certain mo
                    "reduced increased better worse varying different various small large".split())
 
 
-def source_phrase(source: str, sentence: tuple[int, int], missing: list[Mention]) -> tuple[int, int]:
+def source_phrase(source: str, sentence: tuple[int, int],
+                  missing: list[Mention]) -> tuple[int, int]:
     """The span of the sentence that holds its missing specific content, as one unit."""
     s, e = sentence
     if not missing:
@@ -79,7 +80,8 @@ def windows(target: str, region: tuple[int, int]) -> list[tuple[int, int]]:
     return out
 
 
-def rendering(source_text: str, target: str, regions: list[tuple[int, int]], embedder) -> tuple[int, int] | None:
+def rendering(source_text: str, target: str, regions: list[tuple[int, int]],
+              embedder) -> tuple[int, int] | None:
     """The target window most like ``source_text`` within ``regions`` (None if no window).
 
     Score = cosine(phrase, window) + 0.05 per content word (at most 3) whose stem occurs

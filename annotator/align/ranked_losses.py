@@ -62,7 +62,8 @@ def ranked_losses(source: str, target: str, src_sents: list[Span], tgt_sents: li
             found = rendering(source[phrase[0]:phrase[1]], target, regions, embedder)
             if found is not None:
                 suggestion.target_spans = [found]
+                shown = _short(target[found[0]:found[1]])
                 suggestion.explanation = (suggestion.explanation.rstrip(".")
-                                          + f"; rendered as \"{_short(target[found[0]:found[1]])}\".")
+                                          + f'; rendered as "{shown}".')
         out.append(suggestion)
     return out

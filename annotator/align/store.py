@@ -159,7 +159,8 @@ def learning_documents(session: Session, project: Project) -> list:
         item = by_doc.setdefault(doc.id, LearningDocument(str(doc.id), doc.source, doc.target))
         marks = []
         for edit in assignment.edits:
-            mark = Mark.of(edit.edit_type, [(s.start, s.end) for s in edit.spans if s.side == "source"])
+            spans = [(s.start, s.end) for s in edit.spans if s.side == "source"]
+            mark = Mark.of(edit.edit_type, spans)
             if mark is not None:
                 marks.append(mark)
         item.marks[str(assignment.user_id)] = marks
@@ -171,7 +172,8 @@ def learning_documents(session: Session, project: Project) -> list:
             .where(Suggestion.document_id.in_(list(by_doc)))).all()
         for doc_id, kind, spans, action in actions:
             if spans:
-                by_doc[doc_id].actions.append((kind, [tuple(s) for s in spans], action == "accepted"))
+                by_doc[doc_id].actions.append(
+                    (kind, [tuple(s) for s in spans], action == "accepted"))
     return list(by_doc.values())
 
 

@@ -34,8 +34,12 @@ def prehighlight(project_name, workers, force, learn, auto_learn):
     """
     workers = workers or os.cpu_count() or 1
     database = open_database()
-    from annotator.align.store import (auto_learn_enabled, learn_project, prehighlight_project,
-                                       set_auto_learn)
+    from annotator.align.store import (
+        auto_learn_enabled,
+        learn_project,
+        prehighlight_project,
+        set_auto_learn,
+    )
 
     with database.sessions() as session:
         project = project_or_exit(session, project_name)
