@@ -86,6 +86,7 @@ class SentenceRow:
     features: np.ndarray
     missing: list[Mention] = field(default_factory=list)   # offsets in the source
     best_similarity: float = 0.0
+    absent_words: int = 1    # content words whose stem the simplification never uses
 
 
 def sentence_rows(source: str, target: str, sentences: list[tuple[int, int]],
@@ -121,7 +122,7 @@ def sentence_rows(source: str, target: str, sentences: list[tuple[int, int]],
             **{f"section_{n}": float(section == n) for n in SECTIONS},
         }
         rows.append(SentenceRow((s, e), np.array([values[f] for f in FEATURES]), missing,
-                                float(sims[0])))
+                                float(sims[0]), len(absent)))
     return rows
 
 
@@ -183,6 +184,8 @@ class LossRanker:
         probs = self.probabilities(rows)
         picked, floor = [], []
         for i, row in enumerate(rows):
+            if not row.absent_words and not row.missing:
+                continue  # every word of it is in the simplification: nothing was lost
             ratios = {k: probs[k][i] / self.thresholds[k] for k in KINDS}
             kind = max(ratios, key=ratios.get)
             entry = (ratios[kind], row, kind, float(probs[kind][i]))

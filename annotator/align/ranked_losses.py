@@ -45,18 +45,22 @@ def ranked_losses(source: str, target: str, src_sents: list[Span], tgt_sents: li
             continue
         phrase = source_phrase(source, row.span, row.missing)
         reasons = [c for c in candidates if any(_overlaps(sp, row.span) for sp in c.source_spans)]
+        if not row.missing and any(c.method == "sentence-similarity" for c in reasons):
+            label_extra = "; no simplified sentence covers it"
+        else:
+            label_extra = ""
         categories = [m.content_class for m in row.missing]
         what = ", ".join(f'{m.content_class} "{_short(m.text, 30)}"' for m in row.missing[:4])
         if len(row.missing) > 4:
             what += f" and {len(row.missing) - 4} more"
         label = "Lost" if kind == "deletion" else "Blurred"
         detail = (f"{what} not in the simplification" if what else
-                  f"the closest simplified sentence has similarity {row.best_similarity:.2f}")
+                  f"the closest simplified sentence has similarity {row.best_similarity:.2f}"
+                  + label_extra)
         suggestion = Suggestion(
             kind=kind, source_spans=[phrase], score=round(probability, 4), method="loss-ranker",
             category=categories[0] if categories else "sentence",
-            explanation=(f"{label} information (p={probability:.2f}; {len(reasons)} "
-                         f"reason{'s' if len(reasons) != 1 else ''}): {detail}."))
+            explanation=f"{label} information (p={probability:.2f}): {detail}.")
         if kind == "oversimplification":
             regions = _regions(row, tgt_sents, similarity[index_of[row.span]])
             found = rendering(source[phrase[0]:phrase[1]], target, regions, embedder)
