@@ -93,3 +93,22 @@ def test_folds_are_a_stable_partition():
     # sha256, not Python's salted hash: the same in every process and on every machine.
     assert fold_of("1774569", 5) == int.from_bytes(
         __import__("hashlib").sha256(b"1774569").digest()[:4], "big") % 5
+
+
+def test_report_section_from_edits_counts_only_paired_documents():
+    from annotator.agreement.data import Edit, Span
+    from annotator.agreement.prehighlight_agreement import annotations_from_edits, report_section
+
+    edits = [Edit("1", "a", "ann", "deletion", spans=[Span("source", 0, 5), Span("target", 0, 3)]),
+             Edit("2", "a", "bob", "deletion", spans=[Span("source", 2, 4)]),
+             Edit("3", "a", "bob", "comment", spans=[]),
+             Edit("4", "b", "ann", "oversimplification", spans=[Span("source", 0, 9)])]
+    docs = annotations_from_edits(edits)
+    assert docs["a"]["ann"] == [d((0, 5))] and docs["a"]["bob"] == [d((2, 4))]
+    section = report_section(docs, {"a": [d((4, 6))], "b": [o((0, 1))]}, k=3)
+    assert section["documents"] == 1                      # "b" has one annotator only
+    overall = section["overall"]["all"]
+    assert overall["annotators"]["f1"] == 1.0
+    assert overall["pre-highlights"]["precision"] == 0.5  # meets ann's (0, 5), not bob's (2, 4)
+    assert overall["ratio"] == 0.5
+    assert sum(f["documents"] for f in section["folds"]) == 1
