@@ -6,18 +6,23 @@ each a Thresh list with one record holding ``source``, ``target`` and ``edits``
 ``output_idx`` spans in the simplification). Comments have no spans and are left out.
 
 The development slice lives in ``shared/data/infolossqa-dev`` beside the repository;
-``--data DIR`` points the benchmarks at another copy (e.g. the full release).
+``--data DIR`` points the benchmarks at another copy (e.g. the full release);
+``ANNOTATOR_SHARED_DATA`` moves the default like it does for the tests.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotator.agreement.prehighlight_agreement import Mark
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "infolossqa-dev"
+# ``shared/data`` beside the repository checkout, as the tests find it; ANNOTATOR_SHARED_DATA
+# points elsewhere for other layouts.
+DEFAULT_DATA = Path(os.environ.get("ANNOTATOR_SHARED_DATA")
+                    or Path(__file__).resolve().parents[2] / "shared" / "data") / "infolossqa-dev"
 
 
 @dataclass
