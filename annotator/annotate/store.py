@@ -21,6 +21,7 @@ from annotator.annotate.modes import schema_mode
 from annotator.core.keys import rating_key
 from annotator.core.limits import current_limits
 from annotator.core.serialise import assignment_to_dict, edit_to_dict, rating_to_dict
+from annotator.core.shown import got
 from annotator.core.spans import span_problem
 from annotator.core.vocabulary import ANNOTATOR_SET_STATUSES, SIDE_LABELS, SUGGESTION_ACTIONS
 from annotator.models import (
@@ -111,7 +112,7 @@ def validate_fields(fields: Any, specs: tuple[FieldSpec, ...]) -> dict[str, Any]
         spec = known.get(name)
         if spec is None:
             problems.append({"field": f"fields.{name}", "message": "not a field of this type"
-                             + _got(value)})
+                             + got(value)})
         elif value in (None, ""):
             continue
         elif _too_long(spec, value, max_text):
@@ -120,7 +121,7 @@ def validate_fields(fields: Any, specs: tuple[FieldSpec, ...]) -> dict[str, Any]
         elif not _value_fits(spec, value):
             allowed = ", ".join(repr(v) for v in spec.option_values()) or "text"
             problems.append({"field": f"fields.{name}", "message": f"expected {allowed}"
-                             + _got(value)})
+                             + got(value)})
         else:
             clean[name] = value
     for name, value in clean.items():
@@ -130,16 +131,12 @@ def validate_fields(fields: Any, specs: tuple[FieldSpec, ...]) -> dict[str, Any]
             wanted = " or ".join(repr(v) for v in values)
             problems.append({"field": f"fields.{name}", "message": f"only answered when "
                              f"{parent} is {wanted} (it is {clean.get(parent)!r})"
-                             + _got(value)})
+                             + got(value)})
     if problems:
         raise ValidationFailed(problems)
     return clean
 
 
-def _got(value: Any) -> str:
-    from annotator.interop.records import got
-
-    return got(value)
 
 
 def _value_fits(spec: FieldSpec, value: Any) -> bool:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from annotator.core.shown import got
 from annotator.core.spans import span_problem
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.records import (
@@ -30,7 +31,6 @@ from annotator.interop.records import (
     ImportOptions,
     SpanIn,
     drop_ignored,
-    got,
     load_json_array,
     record_id,
     record_owner,

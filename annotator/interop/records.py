@@ -17,7 +17,6 @@ dropped. A span that runs past the end of its text is refused with a hint, or cl
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 
 from annotator.annotate.store import ValidationFailed, validate_fields
 from annotator.core.limits import current_limits
+from annotator.core.shown import got
 from annotator.core.spans import span_problem
 from annotator.core.vocabulary import SIDES
 from annotator.ingest.readers import (
@@ -113,22 +113,6 @@ class ImportReport:
     ignored: dict[str, int] = field(default_factory=dict)  # --ignore path -> values dropped
     clipped: list[str] = field(default_factory=list)  # one line per clipped span
     incomplete: list[str] = field(default_factory=list)  # values missing: in progress
-
-
-def shown(value: Any, limit: int = 120) -> str:
-    """A rejected value as it appeared (JSON), shortened for one error line (the length is
-    said, so nothing looks silently cut)."""
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    if len(text) > limit:
-        text = f"{text[:limit]}... ({len(text)} characters)"
-    return text
-
-
-def got(value: Any) -> str:
-    return f" (got {shown(value)})"
 
 
 def drop_ignored(row: Any, paths: tuple[str, ...], counts: dict[str, int]) -> Any:

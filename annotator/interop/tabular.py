@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from annotator.core.shown import got
 from annotator.core.tables import csv_text
 from annotator.core.vocabulary import ASSIGNMENT_STATUSES, SIDES
 from annotator.ingest.readers import IngestError, Problem
@@ -37,7 +38,6 @@ from annotator.interop.records import (
     RatingIn,
     SpanIn,
     drop_ignored,
-    got,
     load_json_lines,
     read_text,
     record_id,

@@ -49,6 +49,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from annotator.core.shown import got
 from annotator.core.vocabulary import ASSIGNMENT_STATUSES
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.infolossqa import EDIT_TYPE_OF_CATEGORY
@@ -58,7 +59,6 @@ from annotator.interop.records import (
     ImportOptions,
     RatingIn,
     drop_ignored,
-    got,
     load_json_array,
     record_id,
     span_pairs,

@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from annotator.annotate.store import ValidationFailed, missing_for_done, validate_fields
-from annotator.interop.records import got
+from annotator.core.shown import got
 from annotator.models import Assignment, AuditEvent, Document, Edit, Project
 from annotator.schemas import Schema
 from annotator.study import audit
