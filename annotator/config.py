@@ -19,9 +19,6 @@ class Config:
     embedding_model: str | None
     https: bool
     exports_path: Path
-    # Longest text an annotator may save in one field (a question, an answer, a comment).
-    # Generous on purpose: a pasted passage of a long abstract must fit.
-    max_text_chars: int = 200_000
     # How long a login lasts (ANNOTATOR_SESSION_HOURS, default 8: a working day).
     session_hours: float = 8.0
     # Reverse proxies in front of the app that set X-Forwarded-For (ANNOTATOR_PROXIES).
@@ -39,7 +36,6 @@ class Config:
             embedding_model=env.get("ANNOTATOR_EMBEDDING_MODEL") or None,
             https=env.get("ANNOTATOR_HTTPS", "").lower() in ("1", "true", "yes"),
             exports_path=Path(env.get("ANNOTATOR_EXPORTS_PATH") or Path.cwd() / "exports"),
-            max_text_chars=_positive_int(env, "ANNOTATOR_MAX_TEXT_CHARS", 200_000),
             session_hours=float(env.get("ANNOTATOR_SESSION_HOURS") or 8.0),
             proxies=int(env.get("ANNOTATOR_PROXIES") or 0),
         )
@@ -49,16 +45,3 @@ class Config:
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
-
-
-def _positive_int(env, name: str, default: int) -> int:
-    raw = env.get(name)
-    if raw in (None, ""):
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value <= 0:
-        raise ValueError(f"{name}={raw!r}: expected a positive whole number")
-    return value

@@ -63,8 +63,8 @@ until ready; do
     tail -n 40 "$DATA/server.log" >&2
     exit 1
   fi
-  if [ $(( $(date +%s) - STARTED )) -gt 600 ]; then
-    echo "Label Studio did not answer on $URL within 600 s" >&2
+  if [ $(( $(date +%s) - STARTED )) -gt 900 ]; then
+    echo "Label Studio did not answer on $URL within 900 s" >&2
     tail -n 40 "$DATA/server.log" >&2
     exit 1
   fi

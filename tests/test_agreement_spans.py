@@ -148,3 +148,16 @@ def test_report_label_nobody_used_is_null_with_explanation():
     over = report["spans"]["source"]["exact"]["per_label"]["oversimplification"]
     assert over["value"] is None and "0/0" in over["explanation"]
     assert report["spans"]["source"]["exact"]["macro"]["value"] == 1.0
+
+
+def test_punkt_splitter_is_the_reference_convention_and_ours_keeps_abbreviations():
+    from annotator.agreement.data import Document
+    from annotator.agreement.sentences import punkt_sentences, resplit
+
+    text = "Pain fell (sham vs. active). It rose again."
+    assert [text[a:b] for a, b in punkt_sentences(text)] == [
+        "Pain fell (sham vs.", "active).", "It rose again."]
+    doc = Document(id="d", source=text, target="Short.", source_sentences=[(0, 28), (29, 43)])
+    assert resplit([doc], "stored")[0].source_sentences == [(0, 28), (29, 43)]
+    assert resplit([doc], "punkt")[0].source_sentences == punkt_sentences(text)
+    assert resplit([doc], "punkt")[0].target_sentences == [(0, 6)]

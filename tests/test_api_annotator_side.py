@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from annotator.config import Config
+from annotator.core.limits import current_limits
 from annotator.models import Suggestion, SuggestionAction
 from tests.api_helpers import Api, doc_of, new_edit
 
@@ -21,7 +21,7 @@ def ben(app, study):
     return Api(app, "ben")
 
 
-def test_a_long_answer_fits_and_the_limit_is_named(app, study, ana):
+def test_a_long_answer_fits_and_the_limit_is_named(app, study, ana, monkeypatch):
     aid = study["assignments"]["ana"][0]
     made = new_edit(ana, aid)["edit"]
     answer = "word " * 5_000  # 25,000 characters
@@ -32,7 +32,7 @@ def test_a_long_answer_fits_and_the_limit_is_named(app, study, ana):
     )
     assert r.status_code == 200, r.get_json()
     assert r.get_json()["edit"]["fields"]["answer"] == answer
-    app.config["ANNOTATOR"].max_text_chars = 30_000
+    monkeypatch.setenv("ANNOTATOR_MAX_TEXT_CHARS", "30000")  # read on use
     r = ana.send(
         "PUT",
         f"/api/edits/{made['id']}",
@@ -49,10 +49,10 @@ def test_a_long_answer_fits_and_the_limit_is_named(app, study, ana):
 
 
 def test_the_text_limit_comes_from_the_environment():
-    assert Config.from_env({"ANNOTATOR_MAX_TEXT_CHARS": "5000"}).max_text_chars == 5000
-    assert Config.from_env({}).max_text_chars == 200_000
+    assert current_limits({"ANNOTATOR_MAX_TEXT_CHARS": "5000"}).max_text_chars == 5000
+    assert current_limits({}).max_text_chars == 200_000
     with pytest.raises(ValueError, match="ANNOTATOR_MAX_TEXT_CHARS='lots'"):
-        Config.from_env({"ANNOTATOR_MAX_TEXT_CHARS": "lots"})
+        current_limits({"ANNOTATOR_MAX_TEXT_CHARS": "lots"})
 
 
 def test_a_span_only_change_is_a_new_version(study, ana):
@@ -131,3 +131,26 @@ def test_plainfact_refuses_external_with_a_sentence_number(app, database):
     assert r.status_code == 422
     assert "'external' cannot go with original sentence numbers (2)" in r.get_json()["message"]
     assert api.send("PUT", url, {**body, "value": ["external"]}).status_code == 200
+
+
+def test_two_first_saves_at_once_do_not_conflict(database, study):
+    """Two ratings chosen in quick succession on a fresh document reach the server as two
+    requests that both read the assignment as "assigned": marking it started must not make
+    the later one stale (it used to lock the page with a conflict)."""
+    from annotator.annotate.store import create_edit
+    from annotator.models import Assignment
+
+    aid = study["assignments"]["ana"][0]
+    users = study["users"]
+    body = {"edit_type": "deletion", "fields": {"question": "Q?"},
+            "spans": [{"side": "source", "start": 0, "end": 8}]}
+    with database.session() as first, database.session() as second:
+        a1, a2 = first.get(Assignment, aid), second.get(Assignment, aid)
+        assert a1.status == a2.status == "assigned"
+        create_edit(first, a1, body, users["ana"])
+        first.commit()
+        create_edit(second, a2, body, users["ana"])
+        second.commit()
+    with database.session() as session:
+        a = session.get(Assignment, aid)
+        assert a.status == "in_progress" and a.started_at is not None and len(a.edits) == 2

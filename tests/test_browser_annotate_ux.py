@@ -312,7 +312,9 @@ def test_edit_numbers_count_this_annotators_edits_only(page, live_server, study,
     assert "#4" not in page.locator("#missing").inner_text()
 
 
-def test_a_long_answer_saves_and_beyond_the_limit_says_why(page, live_server, study, database, app):
+def test_a_long_answer_saves_and_beyond_the_limit_says_why(
+    page, live_server, study, database, monkeypatch
+):
     aid = study["assignments"]["ana"][0]
     prepare(database, aid)
     edit_id = add_edit(database, aid, spans=[("source", *span(SOURCE, "double-blind"))])
@@ -324,7 +326,7 @@ def test_a_long_answer_saves_and_beyond_the_limit_says_why(page, live_server, st
     page.locator("#edit-form [data-field=answer]").blur()
     settle(page)
     assert server_edits(database, aid)[0]["fields"]["answer"] == answer
-    app.config["ANNOTATOR"].max_text_chars = 30_000
+    monkeypatch.setenv("ANNOTATOR_MAX_TEXT_CHARS", "30000")  # read on use, by the live server too
     page.fill("#edit-form [data-field=answer]", "x" * 30_001)
     page.locator("#edit-form [data-field=answer]").blur()
     page.wait_for_selector("#save-state[data-state=error]")

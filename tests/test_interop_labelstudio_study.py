@@ -3,7 +3,6 @@ CC BY 4.0; shared/data/infolossqa-dev), their labeling configs as schemas, both 
 JSON-MIN exports of batch 1, Randolph's kappa per criterion, and the way back out."""
 
 import json
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -16,12 +15,9 @@ from annotator.db import Database
 from annotator.interop.labelstudio_layout import ANNOTATION_KEYS
 from annotator.models import Assignment, Document, Project, Rating, User
 from annotator.schemas import load_schema
+from tests.helpers import SHARED_DATA
 
-# The study's files sit in shared/data beside the checkout (as in CI), or where
-# ANNOTATOR_SHARED_DATA says; missing files fail the tests, they are never skipped.
-SHARED = Path(os.environ.get("ANNOTATOR_SHARED_DATA")
-              or Path(__file__).resolve().parents[1].parent / "shared" / "data")
-STUDY = SHARED / "infolossqa-dev"
+STUDY = SHARED_DATA / "infolossqa-dev"
 CONFIG = {s: STUDY / "config" / f"label-studio-{s}.xml" for s in ("accuracy", "recall")}
 FILES = {s: {r: STUDY / f"eval-{s}-annotations" / f"batch1-{r}.json"
              for r in ("kathryn", "keziah")} for s in ("accuracy", "recall")}

@@ -23,6 +23,6 @@ def test_concurrent_annotators_lose_nothing(database_url):
 def test_killed_server_keeps_every_acknowledged_save(database_url):
     result = load_test.run(database_url, annotators=4, seconds=8, workers=2, documents=12,
                            crash=True)
-    assert result["acknowledged_edits"] > 10
+    assert result["acknowledged_edits"] > 0  # a count, not a speed (the machine may be busy)
     assert result["acknowledged_saves_missing"] == 0
     assert result["stale_saves_accepted"] == 0

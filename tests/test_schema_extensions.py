@@ -164,3 +164,11 @@ def test_project_schema_revision_is_refused_naming_what_would_break(env, tmp_pat
         assert session.scalar(select(AuditEvent).where(
             AuditEvent.action == "project.schema_revised")) is None
     database.dispose()
+
+
+@pytest.mark.parametrize("name", ["qa-quality", "infolossqa", "qa-recall"])
+def test_dump_schema_keeps_mode_and_suggestion_types(name):
+    schema = load_schema(name)
+    again = parse_schema(dump_schema(schema), "dumped")
+    assert again.mode == schema.mode
+    assert again.suggestion_types == schema.suggestion_types

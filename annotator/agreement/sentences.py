@@ -16,6 +16,7 @@ Sentence offsets come from the input; a document without offsets on a side falls
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
@@ -38,6 +39,33 @@ def fallback_sentences(text: str) -> list[tuple[int, int]]:
     if text[start:].strip():
         out.append((start, len(text)))
     return out
+
+
+# Where sentence boundaries come from: the offsets stored with each document (the project's
+# own splitter, annotator.align.text, which keeps "vs.", "i.e." and "et al." inside a
+# sentence), or NLTK's Punkt with its default parameters, the splitter behind the InfoLossQA
+# reference figures (shared/data/infolossqa-dev/README.md).
+SENTENCE_SPLITTERS = ("stored", "punkt")
+
+
+def punkt_sentences(text: str) -> list[tuple[int, int]]:
+    """NLTK's PunktSentenceTokenizer, untrained (its default parameters: nothing to download).
+    It splits after abbreviations such as "vs." and "i.e.", which the project's splitter does
+    not; use it to reproduce figures computed with it."""
+    from nltk.tokenize.punkt import PunktSentenceTokenizer
+
+    return [(start, end) for start, end in PunktSentenceTokenizer().span_tokenize(text)]
+
+
+def resplit(documents: Sequence[Document], splitter: str) -> list[Document]:
+    """The documents with their sentence offsets taken from ``splitter`` (see
+    SENTENCE_SPLITTERS); "stored" leaves them as they are."""
+    if splitter == "stored":
+        return list(documents)
+    if splitter != "punkt":
+        raise ValueError(f"unknown sentence splitter {splitter!r}; one of {SENTENCE_SPLITTERS}")
+    return [replace(d, source_sentences=punkt_sentences(d.source),
+                    target_sentences=punkt_sentences(d.target)) for d in documents]
 
 
 def sentences_of(doc: Document, side: str) -> list[tuple[int, int]]:

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from sqlalchemy import case, or_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 from sqlalchemy.orm.attributes import flag_modified
 
 from annotator.annotate.modes import schema_mode
@@ -37,8 +37,6 @@ from annotator.study import audit
 from annotator.study.projects import project_schema
 
 MAX_TIME_REPORT_SECONDS = 300  # one heartbeat never adds more than this
-# Longest text one field may hold unless the app says otherwise (ANNOTATOR_MAX_TEXT_CHARS).
-DEFAULT_MAX_TEXT = 200_000
 
 
 class ValidationFailed(ValueError):
@@ -103,11 +101,11 @@ def validate_spans(spans: Any, edit_type: EditType, assignment: Assignment) -> l
     return result
 
 
-def validate_fields(fields: Any, specs: tuple[FieldSpec, ...],
-                    max_text: int = DEFAULT_MAX_TEXT) -> dict[str, Any]:
+def validate_fields(fields: Any, specs: tuple[FieldSpec, ...]) -> dict[str, Any]:
     if not isinstance(fields, dict):
         raise ValidationFailed([{"field": "fields", "message": "must be an object"}])
     known = {f.name: f for f in specs}
+    max_text = current_limits().max_text_chars
     problems, clean = [], {}
     for name, value in fields.items():
         spec = known.get(name)
@@ -169,13 +167,12 @@ def _edit_type(schema: Schema, name: Any) -> EditType:
 # ---------------------------------------------------------------- edits
 
 
-def create_edit(session: Session, assignment: Assignment, data: dict, user_id: int,
-                max_text: int = DEFAULT_MAX_TEXT) -> Edit:
+def create_edit(session: Session, assignment: Assignment, data: dict, user_id: int) -> Edit:
     _check_open(assignment)
     schema = project_schema(assignment.document.project)
     edit_type = _edit_type(schema, data.get("edit_type"))
     spans = validate_spans(data.get("spans", []), edit_type, assignment)
-    fields = validate_fields(data.get("fields", {}), edit_type.fields, max_text)
+    fields = validate_fields(data.get("fields", {}), edit_type.fields)
     suggestion_id = data.get("suggestion_id")
     if suggestion_id is not None:
         suggestion = session.get(Suggestion, suggestion_id) if isinstance(suggestion_id, int) \
@@ -194,8 +191,7 @@ def create_edit(session: Session, assignment: Assignment, data: dict, user_id: i
     return edit
 
 
-def update_edit(session: Session, edit: Edit, data: dict, user_id: int,
-                max_text: int = DEFAULT_MAX_TEXT) -> Edit:
+def update_edit(session: Session, edit: Edit, data: dict, user_id: int) -> Edit:
     assignment = edit.assignment
     _check_open(assignment)
     _check_version(edit, data.get("version"), "edit", edit_to_dict(edit))
@@ -206,8 +202,7 @@ def update_edit(session: Session, edit: Edit, data: dict, user_id: int,
         spans = validate_spans(data.get("spans", before["spans"]), edit_type, assignment)
         edit.spans = spans
     if "fields" in data or edit_type.name != edit.edit_type:
-        edit.fields = validate_fields(data.get("fields", edit.fields), edit_type.fields,
-                                      max_text)
+        edit.fields = validate_fields(data.get("fields", edit.fields), edit_type.fields)
     edit.edit_type = edit_type.name
     # Every save is a new version, also when only spans (child rows) changed: otherwise a
     # stale tab could overwrite spans without a conflict, and an undo would not count.
@@ -233,8 +228,7 @@ def delete_edit(session: Session, edit: Edit, version: Any, user_id: int) -> Non
 # ---------------------------------------------------------------- ratings
 
 
-def set_rating(session: Session, assignment: Assignment, data: dict, user_id: int,
-               max_text: int = DEFAULT_MAX_TEXT) -> Rating:
+def set_rating(session: Session, assignment: Assignment, data: dict, user_id: int) -> Rating:
     _check_open(assignment)
     schema = project_schema(assignment.document.project)
     level, field_name = data.get("level"), data.get("field")
@@ -244,6 +238,7 @@ def set_rating(session: Session, assignment: Assignment, data: dict, user_id: in
                                  "schema at that level"}])
     item = str(data.get("item", ""))
     value = data.get("value")
+    max_text = current_limits().max_text_chars
     if _too_long(spec, value, max_text):
         raise ValidationFailed([{"field": "value", "message": _too_long(spec, value, max_text)}])
     if value not in (None, "") and not _value_fits(spec, value):
@@ -433,7 +428,20 @@ def _check_not_adjudicated(session: Session, assignment: Assignment) -> None:
 
 
 def _touch(assignment: Assignment) -> None:
-    if assignment.status == "assigned":
-        assignment.status = "in_progress"
-    if assignment.started_at is None:
-        assignment.started_at = datetime.now(timezone.utc)
+    """Mark the assignment started on its first save. A conditional UPDATE outside the
+    version check (like the time heartbeat): two first saves arriving together (two
+    ratings chosen in quick succession) must not make each other stale and lock the page
+    with a conflict over a status both of them set the same way."""
+    if assignment.status != "assigned" and assignment.started_at is not None:
+        return
+    session = object_session(assignment)
+    session.execute(
+        update(Assignment).where(Assignment.id == assignment.id,
+                                 Assignment.status == "assigned")
+        .values(status="in_progress").execution_options(synchronize_session=False))
+    session.execute(
+        update(Assignment).where(Assignment.id == assignment.id,
+                                 Assignment.started_at.is_(None))
+        .values(started_at=datetime.now(timezone.utc))
+        .execution_options(synchronize_session=False))
+    session.refresh(assignment, ["status", "started_at"])

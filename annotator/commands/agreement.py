@@ -11,7 +11,7 @@ from annotator.commands import open_database, project_or_exit
 
 
 def project_report(session, project, *, bootstrap: int, seed: int, first_span_only: bool,
-                   iou: float, embeddings: bool) -> dict:
+                   iou: float, embeddings: bool, sentences: str = "stored") -> dict:
     from annotator.agreement.report import build_report
     from annotator.agreement.store import load_agreement_input, prehighlighter_precision
 
@@ -21,6 +21,10 @@ def project_report(session, project, *, bootstrap: int, seed: int, first_span_on
 
         embed = default_embedder().encode
     data = load_agreement_input(session, project, embed=embed)
+    if sentences != "stored":
+        from annotator.agreement.sentences import resplit
+
+        data.documents = resplit(data.documents, sentences)
     report = build_report(data, bootstrap=bootstrap, seed=seed, iou_threshold=iou,
                           first_span_only=first_span_only)
     report["project"] = project.name
@@ -46,10 +50,15 @@ def project_report(session, project, *, bootstrap: int, seed: int, first_span_on
                    "InfoLossQA figures did (default: every span counts).")
 @click.option("--iou", default=0.5, show_default=True, type=click.FloatRange(0, 1),
               help="Token IoU needed for a partial span match.")
+@click.option("--sentences", type=click.Choice(["stored", "punkt"]), default="stored",
+              show_default=True,
+              help="Sentence boundaries for sentence-level alpha: the documents' own (stored at "
+                   "import) or NLTK's Punkt with default parameters, the convention of the "
+                   "InfoLossQA reference figures.")
 @click.option("--no-embeddings", is_flag=True,
               help="Skip question similarity (it loads the sentence-embedding model).")
 def agreement(project_name, as_json, html_path, bootstrap, seed, save_settings,
-              first_span_only, iou, no_embeddings):
+              first_span_only, iou, sentences, no_embeddings):
     """Inter-annotator agreement of PROJECT, on the annotators' own (pre-adjudication) work.
 
     Counts documents marked done by two or more annotators. Prints a summary, or with
@@ -71,7 +80,7 @@ def agreement(project_name, as_json, html_path, bootstrap, seed, save_settings,
         seed = configured["seed"] if seed is None else seed
         report = project_report(session, project, bootstrap=bootstrap, seed=seed,
                                 first_span_only=first_span_only, iou=iou,
-                                embeddings=not no_embeddings)
+                                embeddings=not no_embeddings, sentences=sentences)
     if html_path:
         from annotator.agreement.html_report import render_html
 

@@ -4,7 +4,8 @@ spans is no one's annotation.
 
 Read from the environment on use, so the web app and every command agree:
 
-- ``ANNOTATOR_MAX_TEXT_CHARS``: characters per source or target text (imports);
+- ``ANNOTATOR_MAX_TEXT_CHARS``: characters per source or target text (imports) and per
+  text field an annotator saves (a question, an answer, a comment, a rationale);
 - ``ANNOTATOR_MAX_SPANS_PER_EDIT``: spans of one edit (API saves and imports);
 - ``ANNOTATOR_MAX_REQUEST_BYTES``: size of one request body (answered with 413).
 """

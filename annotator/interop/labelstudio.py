@@ -12,8 +12,8 @@ an edit or a rating; a key that is none of these is refused.
   (task ids differ there); the document id is their values joined by ``/``. Without it:
   ``document_id``, else the data's ``id``, else the task id.
 - **Raters**: ``annotator_map`` (Label Studio user id -> name, ``--annotator-map``), then
-  ``annotator`` (``--annotator``), then the export's e-mail / username. A bare user id with
-  neither is refused: it names nobody.
+  the export's e-mail / username, then ``annotator`` (``--annotator``). A bare user id with
+  neither map nor name is refused: it names nobody.
 - **Status**: a cancelled (skipped) annotation is ``skipped``; a draft without a submitted
   annotation is ``in_progress``; else ``done``. ``lead_time`` is the time spent.
 - **Unannotated tasks** (a snapshot taken mid-study) import as documents without work.
@@ -56,13 +56,11 @@ def annotator_name(value: Any, fallback: str | None,
     user_id = value.get("id") if isinstance(value, dict) else value
     if annotator_map and str(user_id) in annotator_map:
         return annotator_map[str(user_id)]
-    if fallback:
-        return fallback
     if isinstance(value, dict):
         value = value.get("email") or value.get("username")
     if isinstance(value, str) and value.strip():
         return value.strip()
-    return None
+    return fallback  # --annotator: for exports that name nobody (a bare user id)
 
 
 def read_labelstudio(path: Path, schema: Schema, *, minimal: bool = False,

@@ -63,6 +63,8 @@ def dump_schema(schema: Schema) -> str:
     if schema.description:
         data["description"] = schema.description
     data["unit"] = schema.unit
+    if schema.mode != "annotation":
+        data["mode"] = schema.mode
     if schema.guideline:
         data["guideline"] = schema.guideline
     if schema.edit_types:
@@ -71,6 +73,8 @@ def dump_schema(schema: Schema) -> str:
         data["ratings"] = [_field(f, rating=True) for f in schema.ratings]
     if schema.prehighlighters:
         data["prehighlighters"] = list(schema.prehighlighters)
+    if schema.suggestion_types:
+        data["suggestion_types"] = dict(schema.suggestion_types)
     if schema.labelstudio:
         data["labelstudio"] = dict(schema.labelstudio)
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)

@@ -10,7 +10,7 @@ done (with the current record), 422 does not fit the schema (with a list of prob
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, jsonify, request
+from flask import Blueprint, abort, jsonify, request
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm.exc import StaleDataError
@@ -29,6 +29,7 @@ from annotator.annotate.store import (
     update_edit,
 )
 from annotator.core import strict_json
+from annotator.core.limits import current_limits
 from annotator.core.serialise import (
     assignment_to_dict,
     edit_to_dict,
@@ -105,11 +106,6 @@ def own_assignment(assignment_id: int) -> Assignment:
     return assignment
 
 
-def max_text() -> int:
-    """The longest text one field may hold (ANNOTATOR_MAX_TEXT_CHARS)."""
-    return current_app.config["ANNOTATOR"].max_text_chars
-
-
 def own_edit(edit_id: int) -> Edit:
     edit = db().get(Edit, edit_id)
     if edit is None or edit.assignment.user_id != load_user().id:
@@ -144,7 +140,7 @@ def get_assignment(assignment_id: int):
         ratings=[rating_to_dict(r) for r in assignment.ratings],
         suggestions=[suggestion_to_dict(s, actions.get(s.id))
                      for s in sorted(document.suggestions, key=_reading_order)],
-        limits={"text": max_text()},
+        limits={"text": current_limits().max_text_chars},
     )
 
 
@@ -158,7 +154,7 @@ def _reading_order(suggestion: Suggestion):
 @login_required
 def post_edit(assignment_id: int):
     assignment = own_assignment(assignment_id)
-    edit = create_edit(db(), assignment, body(), load_user().id, max_text())
+    edit = create_edit(db(), assignment, body(), load_user().id)
     db().commit()
     return jsonify(edit=edit_to_dict(edit), assignment=assignment_to_dict(assignment)), 201
 
@@ -167,7 +163,7 @@ def post_edit(assignment_id: int):
 @login_required
 def put_edit(edit_id: int):
     edit = own_edit(edit_id)
-    update_edit(db(), edit, body(), load_user().id, max_text())
+    update_edit(db(), edit, body(), load_user().id)
     db().commit()
     return jsonify(edit=edit_to_dict(edit), assignment=assignment_to_dict(edit.assignment))
 
@@ -192,7 +188,7 @@ def put_rating(assignment_id: int):
             data.get("field") == "relation" and relation_problem(data.get("value")):
         raise ValidationFailed([{"field": "value",
                                  "message": relation_problem(data.get("value"))}])
-    rating = set_rating(db(), assignment, data, load_user().id, max_text())
+    rating = set_rating(db(), assignment, data, load_user().id)
     db().commit()
     return jsonify(rating=rating_to_dict(rating), assignment=assignment_to_dict(assignment))
 
