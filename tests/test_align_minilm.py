@@ -87,3 +87,14 @@ def test_backend_switch_selects_sentence_transformers(monkeypatch):
     embedder = Embedder()
     assert not isinstance(embedder.model, MiniLMEncoder)
     assert embedder.dimension() == 384
+
+
+def test_long_batches_are_split_without_changing_the_vectors(monkeypatch):
+    import annotator.align.minilm as minilm
+
+    sentences = _real_sentences()
+    encoder = MiniLMEncoder(default_model_path())
+    whole = encoder.encode(sentences, batch_size=20)
+    monkeypatch.setattr(minilm, "_ACTIVATION_BUDGET", 1)  # every batch halves to single texts
+    split = encoder.encode(sentences, batch_size=20)
+    assert np.allclose(whole, split, atol=1e-5)

@@ -35,6 +35,9 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     return x * 0.5 * (1.0 + _erf(x * np.float32(1.0 / np.sqrt(2.0))))
 
 
+# Largest activation of a forward pass, in floats (4 M = 16 MB; a few copies live at once).
+_ACTIVATION_BUDGET = 4_000_000
+
 _SAFETENSORS_DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
 
 
@@ -86,6 +89,7 @@ class MiniLMEncoder:
         self.hidden = int(config["hidden_size"])
         self.heads = int(config["num_attention_heads"])
         self.layers = int(config["num_hidden_layers"])
+        self.intermediate = int(config["intermediate_size"])
         self.eps = float(config.get("layer_norm_eps", 1e-12))
         st_config = self.model_dir / "sentence_bert_config.json"
         self.max_length = 256
@@ -118,6 +122,15 @@ class MiniLMEncoder:
 
     def _encode_batch(self, texts: list[str]) -> np.ndarray:
         encodings = self.tokenizer.encode_batch(texts)
+        length = len(encodings[0].ids)
+        widest = max(self.heads * length, self.intermediate)
+        if len(texts) > 1 and len(texts) * length * widest > _ACTIVATION_BUDGET:
+            # Long sentences: the attention scores (batch x heads x length^2 floats) and the
+            # feed-forward activations (batch x length x 1536) would dominate peak memory,
+            # so halve the batch instead.
+            half = len(texts) // 2
+            return np.concatenate([self._encode_batch(texts[:half]),
+                                   self._encode_batch(texts[half:])])
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
         types = np.array([e.type_ids for e in encodings], dtype=np.int64)
