@@ -6,7 +6,8 @@ computing all of them on every page view took 155 s at 100k documents. So:
 1. every flush that touches a document's assignments, edits, ratings, decisions, gold or
    tie-break requests bumps that document's ``changes`` counter in ``adjudication_queue``
    (one UPSERT per flush, in the same transaction: nothing can change a document without
-   marking it);
+   marking it; batch commands wrap their loop in :func:`deferred_marks` for one UPSERT
+   per run, still inside the transaction);
 2. the queue page recomputes only entries whose ``computed`` lags ``changes`` (a handful
    after each action), writing each with ``WHERE changes = <value read>`` so that a change
    committed meanwhile keeps the entry stale instead of being overwritten;
