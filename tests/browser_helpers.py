@@ -10,6 +10,12 @@ import time
 from annotator.align.text import split_sentences
 from annotator.models import Assignment, Suggestion
 
+# The overgeneration example: a simplification whose last sentence is the model talking
+# about its own output (appended text to be marked as such).
+OVERGEN_SOURCE = "Children with asthma used the inhaler twice a day for 8 weeks."
+OVERGEN_LEAK = "Here is the simplified version: I chose 'rephrase' as the strategy."
+OVERGEN_TARGET = "Kids with asthma used an inhaler twice a day for 8 weeks. " + OVERGEN_LEAK
+
 
 def open_page(page, live_server, assignment_id):
     page.goto(f"{live_server}/assignments/{assignment_id}")

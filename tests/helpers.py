@@ -18,6 +18,14 @@ from annotator.study.projects import create_project
 SHARED_DATA = Path(os.environ.get("ANNOTATOR_SHARED_DATA")
                    or Path(__file__).resolve().parents[2] / "shared" / "data")
 
+# The InfoLossQA rating studies (Trienes et al. 2024, CC BY 4.0): their Label Studio
+# labeling configs and both raters' JSON-MIN exports of batch 1, per study.
+INFOLOSSQA = SHARED_DATA / "infolossqa-dev"
+INFOLOSSQA_CONFIG = {s: INFOLOSSQA / "config" / f"label-studio-{s}.xml"
+                     for s in ("accuracy", "recall")}
+INFOLOSSQA_FILES = {s: {r: INFOLOSSQA / f"eval-{s}-annotations" / f"batch1-{r}.json"
+                        for r in ("kathryn", "keziah")} for s in ("accuracy", "recall")}
+
 
 def write_jsonl(path: Path, records) -> Path:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),

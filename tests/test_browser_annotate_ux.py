@@ -405,10 +405,10 @@ def test_suggested_category_shows_its_label(page, live_server, database, users, 
     from annotator.ingest import import_file
     from annotator.models import User
     from annotator.study.projects import create_project
+    from tests.browser_helpers import OVERGEN_LEAK as LEAK
+    from tests.browser_helpers import OVERGEN_SOURCE as OG_SOURCE
+    from tests.browser_helpers import OVERGEN_TARGET as OG_TARGET
     from tests.helpers import write_jsonl
-    from tests.test_browser_overgeneration import LEAK
-    from tests.test_browser_overgeneration import SOURCE as OG_SOURCE
-    from tests.test_browser_overgeneration import TARGET as OG_TARGET
 
     with database.session() as session:
         project = create_project(

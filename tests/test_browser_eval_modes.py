@@ -5,6 +5,7 @@ to test-artifacts/ and docs/screenshots/."""
 from __future__ import annotations
 
 import shutil
+import time
 
 import pytest
 from sqlalchemy import select
@@ -231,3 +232,44 @@ def test_type_plainfact_sentences_with_the_alignment_suggestion(demo, database, 
     assert ratings[("0", "relation")][0] == suggested
     assert ratings[(str(n - 1), "type")][0] == "elaboration"
     assert ratings[(str(n - 1), "relation")][0] == ["external"]
+
+
+def test_two_quick_clicks_on_one_criterion_are_saved_in_turn(demo, database, live_server, page):
+    """Two values of one fresh rating clicked in quick succession while the server is slow:
+    the second save waits for the first's answer and sends its version, so there is no
+    conflict and the second value is the one stored."""
+    pid = demo["demo-qa-quality"]
+    aid, doc = _assignment(database, pid, "ana", lambda s, a: s.scalar(select(EvalQAItem.id).where(
+        EvalQAItem.document_id == a.document_id, EvalQAItem.sampled.is_(True))))
+    assert _ratings(database, aid) == {}
+    browser_login(page, live_server, "ana", PASSWORDS["ana"])
+    page.goto(f"{live_server}/assignments/{aid}")
+    page.locator("#criteria .criterion").first.wait_for()
+    sent = []
+
+    def slow_rating_save(route):
+        sent.append(route.request.post_data_json)
+        time.sleep(0.6)  # the first answer is still on its way when the second click comes
+        route.continue_()
+
+    page.route("**/api/assignments/*/ratings", slow_rating_save)
+    # Both clicks from inside the page, 50 ms apart (the test process is busy holding the
+    # first request back).
+    page.evaluate("""() => {
+        const option = (v) => document.querySelector(
+            `.criterion[data-field=localization] input[value='${v}']`).closest("label");
+        option("good").click();
+        setTimeout(() => option("missing").click(), 50);
+    }""")
+    for _ in range(100):  # both requests reach the (slowed) server
+        if len(sent) == 2:
+            break
+        page.wait_for_timeout(50)
+    _settle(page)
+    page.unroute("**/api/assignments/*/ratings")
+
+    assert [(b["value"], b["version"] is None) for b in sent] == [("good", True), ("missing", False)]
+    assert page.locator("#save-state").get_attribute("data-state") == "saved"
+    ratings = _ratings(database, aid)
+    assert [value for (_, field), (value, _) in ratings.items() if field == "localization"] == [
+        "missing"]

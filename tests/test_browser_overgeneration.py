@@ -1,22 +1,29 @@
 """The overgeneration schema in the browser: mark appended text with its category and
 answer the yes/no question per sentence pair."""
 
+import time
+
 import pytest
 
 from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
 from annotator.models import Assignment, User
 from annotator.study.projects import create_project
-from tests.browser_helpers import api_state, drag_select, open_page, wait_saved
+from tests.browser_helpers import (
+    OVERGEN_LEAK,
+    OVERGEN_SOURCE,
+    OVERGEN_TARGET,
+    api_state,
+    drag_select,
+    open_page,
+    wait_saved,
+)
 from tests.conftest import ARTIFACTS, browser_login
 from tests.helpers import write_jsonl
 
 pytestmark = pytest.mark.browser
 
-SOURCE = "Children with asthma used the inhaler twice a day for 8 weeks."
-TARGET = ("Kids with asthma used an inhaler twice a day for 8 weeks. "
-          "Here is the simplified version: I chose 'rephrase' as the strategy.")
-LEAK = "Here is the simplified version: I chose 'rephrase' as the strategy."
+SOURCE, TARGET, LEAK = OVERGEN_SOURCE, OVERGEN_TARGET, OVERGEN_LEAK
 
 
 def test_mark_trailing_content_and_rate_the_pair(page, live_server, database, users, tmp_path):
@@ -50,3 +57,49 @@ def test_mark_trailing_content_and_rate_the_pair(page, live_server, database, us
         ("pair", "0", "overgenerated", "yes")]
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "annotate-overgeneration.png"))
+
+
+def test_two_quick_clicks_on_one_rating_are_saved_in_turn(page, live_server, database, users,
+                                                          tmp_path):
+    """Two values of one rating clicked in quick succession on a fresh document, with a slow
+    server: the second save waits for the first's answer (the new rating's version), so
+    nothing conflicts and the second value is the one stored."""
+    with database.session() as session:
+        project = create_project(session, "og", "overgeneration",
+                                 leads=[session.get(User, users["lee"])])
+        import_file(session, project, write_jsonl(tmp_path / "og.jsonl", [
+            {"id": "og-1", "sentences": [{"source": SOURCE, "target": TARGET}]}]))
+        assign_documents(session, project, ["ana", "ben"])
+        aid = session.query(Assignment).filter_by(user_id=users["ana"]).one().id
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+
+    sent = []
+
+    def slow_rating_save(route):
+        sent.append(route.request.post_data_json)
+        time.sleep(0.6)  # the first answer is still on its way when the second click comes
+        route.continue_()
+
+    page.route("**/api/assignments/*/ratings", slow_rating_save)
+    # Both clicks from inside the page, 50 ms apart: the test process is busy holding the
+    # first request back, so the second click must not wait for it.
+    page.evaluate("""() => {
+        const labels = (text) => [...document.querySelectorAll(
+            ".rating-row[data-item='0'] [data-rating$='|overgenerated'] label")]
+            .find((l) => l.textContent.trim() === text);
+        labels("Yes").click();
+        setTimeout(() => labels("No").click(), 50);
+    }""")
+    page.wait_for_function("() => document.querySelector('#save-state').dataset.state !== 'saved'")
+    wait_saved(page)
+    page.unroute("**/api/assignments/*/ratings")
+
+    assert page.locator("#banner.conflict").count() == 0
+    assert page.locator("#save-state").get_attribute("data-state") == "saved"
+    # The second request carried the version the first one got back, never null.
+    assert [body["value"] for body in sent][-1] == "no"
+    assert sent[0]["version"] is None and all(b["version"] is not None for b in sent[1:])
+    data = api_state(page, live_server, aid)
+    assert [(r["level"], r["item"], r["field"], r["value"]) for r in data["ratings"]] == [
+        ("pair", "0", "overgenerated", "no")]

@@ -198,3 +198,67 @@ def test_a_record_without_time_counts_as_unknown_not_zero(env, tmp_path):
     medians = {a: row["median_seconds_per_document"]
                for a, row in report["annotators"].items()}
     assert medians == {"ana": 600.0, "ben": None}
+
+
+def jsonl_record(**extra):
+    base = {"document_id": "d1", "source": SOURCE, "target": TARGET, "annotator": "ana",
+            "status": "done", "seconds_spent": 12.5,
+            "edits": [{"edit_type": "deletion",
+                       "fields": {"question": "How much?", "answer": "5 mg."},
+                       "spans": [{"side": "source", "start": 14, "end": 18}]}],
+            "ratings": []}
+    base.update(extra)
+    return base
+
+
+def write_lines(tmp_path, rows, name="ana.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_own_jsonl_refuses_unknown_keys_and_statuses_unless_ignored(env, tmp_path):
+    assert run("project", "create", "p", "--schema", "infolossqa").exit_code == 0
+    row = jsonl_record(status="finished", reviewer="kim")
+    row["edits"][0]["confidence"] = 0.9
+    path = write_lines(tmp_path, [row])
+    before = counts()
+    result = run("import", "p", path, "--format", "annotations-jsonl")
+    assert result.exit_code == 2, result.output
+    assert "field 'reviewer': unknown key" in result.output and '(got "kim")' in result.output
+    assert "field 'edits[0].confidence': unknown key" in result.output
+    assert "--ignore edits.confidence" in result.output
+    assert "field 'status': one of assigned, in_progress, done, skipped (got \"finished\")" \
+        in result.output
+    assert counts() == before
+
+    row["status"] = "skipped"
+    path = write_lines(tmp_path, [row])
+    result = run("import", "p", path, "--format", "annotations-jsonl",
+                 "--ignore", "reviewer", "--ignore", "edits.confidence")
+    assert result.exit_code == 0, result.output
+    assert "reviewer" in result.output and "edits.confidence" in result.output
+    db = database()
+    with db.session() as session:
+        assert session.scalar(select(Assignment.status)) == "skipped"
+    db.dispose()
+
+
+def test_own_jsonl_round_trip_keeps_metadata_and_composite_edits(env, tmp_path):
+    from tests.helpers import SHARED_DATA
+
+    salsa = SHARED_DATA / "thresh-salsa"
+    assert run("project", "create", "a", "--schema", salsa / "salsa.yml").exit_code == 0
+    assert run("import", "a", salsa / "salsa.json", "--format", "thresh").exit_code == 0
+    first = tmp_path / "first.jsonl"
+    assert run("export", "a", "--format", "jsonl", "--out", first).exit_code == 0
+    rows = [json.loads(line) for line in first.read_text(encoding="utf-8").splitlines()]
+    assert any(r.get("record_meta") for r in rows)
+    assert any(e.get("constituents") for r in rows for e in r["edits"])
+
+    assert run("project", "create", "b", "--schema", salsa / "salsa.yml").exit_code == 0
+    result = run("import", "b", first, "--format", "annotations-jsonl")
+    assert result.exit_code == 0, result.output
+    second = tmp_path / "second.jsonl"
+    assert run("export", "b", "--format", "jsonl", "--out", second).exit_code == 0
+    assert second.read_text(encoding="utf-8") == first.read_text(encoding="utf-8")

@@ -15,12 +15,9 @@ from annotator.db import Database
 from annotator.interop.labelstudio_layout import ANNOTATION_KEYS
 from annotator.models import Assignment, Document, Project, Rating, User
 from annotator.schemas import load_schema
-from tests.helpers import SHARED_DATA
+from tests.helpers import INFOLOSSQA, INFOLOSSQA_CONFIG, INFOLOSSQA_FILES
 
-STUDY = SHARED_DATA / "infolossqa-dev"
-CONFIG = {s: STUDY / "config" / f"label-studio-{s}.xml" for s in ("accuracy", "recall")}
-FILES = {s: {r: STUDY / f"eval-{s}-annotations" / f"batch1-{r}.json"
-             for r in ("kathryn", "keziah")} for s in ("accuracy", "recall")}
+STUDY, CONFIG, FILES = INFOLOSSQA, INFOLOSSQA_CONFIG, INFOLOSSQA_FILES
 ITEM_KEY = {"accuracy": "edit_id", "recall": "reference_id,prediction_id"}
 
 

@@ -244,14 +244,15 @@ def test_a_draft_in_label_studio_comes_back_in_progress(server, study):
 
 
 @pytest.mark.browser
-def test_labeling_page_shows_both_texts_and_region_inputs_on_either_side(server, study):
-    from playwright.sync_api import sync_playwright
-
+def test_labeling_page_shows_both_texts_and_region_inputs_on_either_side(server, study,
+                                                                        chromium):
+    # The session's one Chromium (tests/conftest.py): a second Playwright instance cannot
+    # start inside the first one's event loop.
     ls_id = _push(server)
     task_id = _tasks(server, ls_id)["d1"]["id"]
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium")
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    context = chromium.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
         page.goto(f"{server['url']}/user/login")
         page.fill("input[name=email]", server["email"])
         page.fill("input[name=password]", server["password"])
@@ -282,13 +283,15 @@ def test_labeling_page_shows_both_texts_and_region_inputs_on_either_side(server,
             page.screenshot(path=f"test-artifacts/labelstudio-region-{side}.png")
             page.keyboard.press("Escape")
             page.wait_for_timeout(500)
-        browser.close()
+    finally:
+        context.close()
 
 
 def test_a_study_made_from_its_own_config_goes_to_label_studio_and_back(server, env, tmp_path):
     """The InfoLossQA rating study (its own labeling config, aliases, rationales) pushed to a
     real server and pulled back unchanged."""
-    from tests.test_interop_labelstudio_study import CONFIG, FILES
+    from tests.helpers import INFOLOSSQA_CONFIG as CONFIG
+    from tests.helpers import INFOLOSSQA_FILES as FILES
 
     http = server["http"]
     known = {u["email"] for u in http.get("/api/users/").json()}

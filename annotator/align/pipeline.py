@@ -21,6 +21,8 @@ from annotator.core.vocabulary import PREHIGHLIGHTERS
 
 from . import information_loss, overgeneration
 from .embeddings import Embedder, HashingEmbedder, default_embedder
+from .loss_ranker import ranker_from_settings
+from .ranked_losses import ranked_losses
 from .sentence_alignment import align_sentences
 from .settings import AlignSettings
 from .suggestions import Suggestion
@@ -238,7 +240,8 @@ def analyse_pair(source: str, target: str, *, sentence_pairs=None, detectors=Non
         if "trailing" in wanted:
             out += _trailing(source, target, groups, tgt_sents, unaligned_tgt, settings)
         if wanted & {"deletion", "oversimplification"}:
-            out += _losses(source, target, src_sents, sim, groups, unaligned_src, settings, wanted)
+            out += _losses(source, target, src_sents, tgt_sents, sim, groups, unaligned_src,
+                           settings, wanted, embedder)
     if "trailing" in wanted and "repetition" in wanted:
         out += _repetition_at_end(out, groups, settings)
     _categorise(out)
@@ -265,7 +268,8 @@ def _repetition_at_end(found: list[Suggestion], groups, settings) -> list[Sugges
     return extra
 
 
-def _losses(source, target, src_sents, sim, groups, unaligned_src, settings, wanted):
+def _losses(source, target, src_sents, tgt_sents, sim, groups, unaligned_src, settings, wanted,
+            embedder):
     found = information_loss.whole_sentence_deletions(sim, src_sents,
                                                       settings.deletion_similarity_threshold)
     whole = [f.source_spans[0] for f in found]
@@ -278,7 +282,11 @@ def _losses(source, target, src_sents, sim, groups, unaligned_src, settings, wan
     # A mention inside a sentence already reported as deleted adds nothing.
     found = [f for f in found if f.method == "sentence-similarity"
              or not any(_overlaps(f.source_spans[0], w) for w in whole)]
-    return [f for f in found if f.kind in wanted]
+    if not settings.rank_losses:
+        return [f for f in found if f.kind in wanted]
+    # The candidates become reasons; the ranker decides where the few boxes go.
+    return ranked_losses(source, target, src_sents, tgt_sents, sim, groups, found,
+                         ranker_from_settings(settings.loss_model), embedder, wanted)
 
 
 # ------------------------------------------------------------------ many pairs

@@ -39,6 +39,12 @@ class AlignSettings:
     # Whether to report the short trailing tails and mid-text insertions at all.
     emit_trailing_noise: bool = True
     emit_insertions: bool = True
+    # Deletions / oversimplifications: rank source sentences with the calibrated model of
+    # align/loss_ranker.py (one box per chosen sentence, its candidates merged as reasons)
+    # instead of one box per missing item. ``loss_model`` is a fitted model as a dict
+    # (``annotator prehighlight PROJECT --learn`` stores one); None = the shipped model.
+    rank_losses: bool = True
+    loss_model: dict | None = None
     # Work bounds, so a 1 MB input cannot hang: only the first max_chars characters of
     # each side are analysed (cut at whitespace), at most max_sentences sentences per
     # side, and the trailing rule is skipped for aligned groups with more than

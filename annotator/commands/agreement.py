@@ -29,7 +29,17 @@ def project_report(session, project, *, bootstrap: int, seed: int, first_span_on
                           first_span_only=first_span_only)
     report["project"] = project.name
     report["prehighlighters"] = prehighlighter_precision(session, project)
+    report["prehighlights_as_annotator"] = _prehighlights_as_annotator(session, project, data)
     return report
+
+
+def _prehighlights_as_annotator(session, project, data) -> dict:
+    from annotator.agreement.prehighlight_agreement import annotations_from_edits, report_section
+    from annotator.align.store import loss_suggestion_marks
+
+    done = {(w.document_id, w.annotator) for w in data.work if w.status == "done"}
+    edits = [e for e in data.edits if (e.document_id, e.annotator) in done]
+    return report_section(annotations_from_edits(edits), loss_suggestion_marks(session, project))
 
 
 @click.command()
@@ -144,6 +154,12 @@ def summary_text(report: dict) -> str:
         if entry["precision"] is not None:
             lines.append(f"  pre-highlighter {kind}: precision {entry['precision']:.3f} "
                          f"({entry['accepted']} accepted, {entry['dismissed']} dismissed)")
+    overall = report.get("prehighlights_as_annotator", {}).get("overall", {}).get("all")
+    if overall and overall["annotators"]["f1"] is not None:
+        machine = overall["pre-highlights"]["f1"]
+        lines.append(f"  pre-highlights as an annotator: F1 {machine or 0:.3f} with annotators, "
+                     f"annotators with each other {overall['annotators']['f1']:.3f} "
+                     f"(ratio {overall['ratio'] or 0:.2f})")
     for warning in report.get("warnings", []):
         lines.append(f"  warning: {warning}")
     return "\n".join(lines)

@@ -66,11 +66,11 @@ def import_annotations(session: Session, project: Project, path: Path, fmt: str,
     elif fmt == "annotations-jsonl":
         from annotator.interop.tabular import read_jsonl
 
-        records = read_jsonl(path, annotator)
+        records = read_jsonl(path, annotator, options=options, ignored=report.ignored)
     elif fmt == "annotations-csv":
         from annotator.interop.tabular import read_csv
 
-        records = read_csv(path, schema, annotator)
+        records = read_csv(path, schema, annotator, options=options, ignored=report.ignored)
     else:
         raise ValueError(f"unknown annotation format {fmt!r}")
     return store_annotations(session, project, records, str(path), fmt=fmt, report=report,

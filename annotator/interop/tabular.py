@@ -21,17 +21,23 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
+import re
 from pathlib import Path
 from typing import Any
 
-from annotator.core.vocabulary import SIDES
+from annotator.core.tables import csv_text
+from annotator.core.vocabulary import ASSIGNMENT_STATUSES, SIDES
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.labelstudio_config import choice_to_value
 from annotator.interop.records import (
     AnnotationRecord,
     EditIn,
+    ImportOptions,
     RatingIn,
     SpanIn,
+    drop_ignored,
+    got,
     load_json_lines,
     read_text,
     record_id,
@@ -45,53 +51,132 @@ RATING_COLUMNS = ["rating_level", "rating_item", "rating_field", "rating_value",
                   "rating_rationale"]
 
 
+# Keys of this tool's JSONL records, edits, spans and ratings: everything else in a file is
+# refused (or dropped on purpose with --ignore), so no value is skipped without a word.
+RECORD_KEYS = ("document_id", "source", "target", "meta", "annotator", "status",
+               "seconds_spent", "edits", "ratings", "record_meta")
+EDIT_KEYS = ("edit_type", "fields", "spans", "meta", "constituents")
+SPAN_KEYS = ("side", "start", "end")
+RATING_KEYS = ("level", "item", "field", "value", "rationale")
+_INDEX = re.compile(r"\[\d+\]")
+
+
+def _edit_json(e: EditIn) -> dict:
+    out = {"edit_type": e.edit_type, "fields": e.fields,
+           "spans": [{"side": s.side, "start": s.start, "end": s.end} for s in e.spans]}
+    if e.meta:
+        out["meta"] = e.meta
+    if e.constituents:
+        out["constituents"] = [_edit_json(c) for c in e.constituents]
+    return out
+
+
 def to_jsonl(records: list[AnnotationRecord]) -> str:
     lines = []
     for r in records:
-        lines.append(json.dumps({
+        row = {
             "document_id": r.document_id, "source": r.source, "target": r.target,
             "meta": r.meta, "annotator": r.annotator, "status": r.status,
             "seconds_spent": r.seconds_spent,
-            "edits": [{"edit_type": e.edit_type, "fields": e.fields,
-                       "spans": [{"side": s.side, "start": s.start, "end": s.end}
-                                 for s in e.spans]} for e in r.edits],
+            "edits": [_edit_json(e) for e in r.edits],
             "ratings": [{"level": g.level, "item": g.item, "field": g.field, "value": g.value,
                          "rationale": g.rationale} for g in r.ratings],
-        }, ensure_ascii=False))
+        }
+        if r.assignment_meta:
+            row["record_meta"] = r.assignment_meta
+        lines.append(json.dumps(row, ensure_ascii=False))
     return "".join(line + "\n" for line in lines)
 
 
-def read_jsonl(path: Path, annotator: str | None = None) -> list[AnnotationRecord]:
+def _unknown(obj: dict, allowed: tuple[str, ...], where: str, name: str, line: int,
+             problems: list[Problem]) -> None:
+    for key in obj:
+        if key not in allowed:
+            field = f"{where}.{key}" if where else key
+            path = _INDEX.sub("", field)  # the --ignore path: list positions left out
+            problems.append(Problem(name, line, field, f"unknown key (expected one of "
+                                    f"{', '.join(allowed)}; --ignore {path} "
+                                    f"drops it){got(obj[key])}"))
+
+
+def _read_edit(e: Any, where: str, name: str, line: int, problems: list[Problem]) -> EditIn | None:
+    if not isinstance(e, dict) or not isinstance(e.get("edit_type"), str):
+        problems.append(Problem(name, line, where, "must be {edit_type, fields, spans}" + got(e)))
+        return None
+    _unknown(e, EDIT_KEYS, where, name, line, problems)
+    fields, meta = e.get("fields", {}), e.get("meta", {})
+    for key, value in (("fields", fields), ("meta", meta)):
+        if not isinstance(value, dict):
+            problems.append(Problem(name, line, f"{where}.{key}", "must be an object" + got(value)))
+    raw_spans, parts = e.get("spans", []), e.get("constituents", [])
+    for key, value in (("spans", raw_spans), ("constituents", parts)):
+        if not isinstance(value, list):
+            problems.append(Problem(name, line, f"{where}.{key}", "must be a list" + got(value)))
+    spans = []
+    for j, sp in enumerate(raw_spans if isinstance(raw_spans, list) else []):
+        at = f"{where}.spans[{j}]"
+        ok = isinstance(sp, dict) and all(isinstance(sp.get(k), int) and not isinstance(
+            sp.get(k), bool) for k in ("start", "end")) and sp.get("side") in SIDES
+        if not ok:
+            problems.append(Problem(name, line, at, "must be {side: source|target, start, end}"
+                                    + got(sp)))
+            continue
+        _unknown(sp, SPAN_KEYS, at, name, line, problems)
+        spans.append(SpanIn(sp["side"], sp["start"], sp["end"], at))
+    constituents = [_read_edit(c, f"{where}.constituents[{k}]", name, line, problems)
+                    for k, c in enumerate(parts if isinstance(parts, list) else [])]
+    return EditIn(e["edit_type"], fields if isinstance(fields, dict) else {}, spans, where,
+                  meta=meta if isinstance(meta, dict) else {},
+                  constituents=[c for c in constituents if c is not None])
+
+
+def read_jsonl(path: Path, annotator: str | None = None, *,
+               options: ImportOptions | None = None,
+               ignored: dict[str, int] | None = None) -> list[AnnotationRecord]:
+    """Records as :func:`to_jsonl` writes them; an unknown key, a status outside
+    ASSIGNMENT_STATUSES or a value of the wrong shape is refused with its line and value."""
+    options = options or ImportOptions()
+    ignored = ignored if ignored is not None else {}
     name, problems, records = str(path), [], []
     for line, row in load_json_lines(path):
         if not isinstance(row, dict):
-            problems.append(Problem(name, line, None, "expected an object"))
+            problems.append(Problem(name, line, None, "expected an object" + got(row)))
             continue
+        drop_ignored(row, options.ignore, ignored)
         before = len(problems)
+        _unknown(row, RECORD_KEYS, "", name, line, problems)
         doc_id = record_id(row, "document_id", name, line, problems)
         who = record_owner(row, ("annotator",), annotator, name, line, problems,
                            "required (or --annotator NAME)")
-        edits = []
-        for i, e in enumerate(row.get("edits") or []):
-            where = f"edits[{i}]"
-            if not isinstance(e, dict) or not isinstance(e.get("spans", []), list):
-                problems.append(Problem(name, line, where, "must be {edit_type, fields, spans}"))
+        raw_edits, raw_ratings = row.get("edits", []), row.get("ratings", [])
+        for key, value in (("edits", raw_edits), ("ratings", raw_ratings)):
+            if not isinstance(value, list):
+                problems.append(Problem(name, line, key, "must be a list" + got(value)))
+        edits = [_read_edit(e, f"edits[{i}]", name, line, problems)
+                 for i, e in enumerate(raw_edits if isinstance(raw_edits, list) else [])]
+        ratings = []
+        for i, g in enumerate(raw_ratings if isinstance(raw_ratings, list) else []):
+            at = f"ratings[{i}]"
+            if not isinstance(g, dict) or not isinstance(g.get("field"), str):
+                problems.append(Problem(name, line, at, "must be {level, item, field, value, "
+                                        "rationale}" + got(g)))
                 continue
-            spans = []
-            for j, s in enumerate(e.get("spans", [])):
-                ok = isinstance(s, dict) and all(isinstance(s.get(k), int) and not isinstance(
-                    s.get(k), bool) for k in ("start", "end")) and s.get("side") in (
-                    "source", "target")
-                if not ok:
-                    problems.append(Problem(name, line, f"{where}.spans[{j}]",
-                                            "must be {side: source|target, start, end}"))
-                    continue
-                spans.append(SpanIn(s["side"], s["start"], s["end"], f"{where}.spans[{j}]"))
-            edits.append(EditIn(str(e.get("edit_type")), e.get("fields") or {}, spans, where))
-        ratings = [RatingIn(str(g.get("level", "document")), str(g.get("item", "")),
-                            str(g.get("field")), g.get("value"), g.get("rationale"),
-                            f"ratings[{i}].value")
-                   for i, g in enumerate(row.get("ratings") or []) if isinstance(g, dict)]
+            _unknown(g, RATING_KEYS, at, name, line, problems)
+            ratings.append(RatingIn(str(g.get("level", "document")), str(g.get("item", "")),
+                                    g["field"], g.get("value"), g.get("rationale"),
+                                    f"{at}.value"))
+        status = row.get("status", "done")
+        if status not in ASSIGNMENT_STATUSES:
+            problems.append(Problem(name, line, "status", f"one of {', '.join(ASSIGNMENT_STATUSES)}"
+                                    + got(status)))
+        seconds = row.get("seconds_spent", 0)
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(
+                seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0):
+            problems.append(Problem(name, line, "seconds_spent", "a number of seconds, 0 or "
+                                    "more, or null when unknown" + got(seconds)))
+        for key in ("meta", "record_meta"):
+            if not isinstance(row.get(key, {}), dict):
+                problems.append(Problem(name, line, key, "must be an object" + got(row[key])))
         if len(problems) > before:
             continue
         source, target = row.get("source"), row.get("target")
@@ -99,14 +184,11 @@ def read_jsonl(path: Path, annotator: str | None = None) -> list[AnnotationRecor
         records.append(AnnotationRecord(
             doc_id, who, line, source if has_texts else None,
             target if has_texts else None, row.get("meta") or {}, edits, ratings,
-            float(row.get("seconds_spent") or 0), _status(row.get("status")), name))
+            None if seconds is None else float(seconds), status, name,
+            assignment_meta=row.get("record_meta") or {}, says_done=status == "done"))
     if problems:
         raise IngestError(problems)
     return records
-
-
-def _status(value: Any) -> str:
-    return value if value in ("done", "in_progress") else "done"
 
 
 def _spans_text(spans: list[SpanIn], side: str) -> str:
@@ -119,23 +201,20 @@ def edit_field_names(schema: Schema) -> list[str]:
 
 def to_csv(records: list[AnnotationRecord], schema: Schema) -> str:
     fields = edit_field_names(schema)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(FIXED_COLUMNS + [f"field:{f}" for f in fields] + RATING_COLUMNS)
+    rows = []
     for r in records:
         base = [r.document_id, r.annotator, r.status, r.seconds_spent]
         for e in r.edits:
             values = [_cell(e.fields.get(f)) for f in fields]
-            writer.writerow(base + ["edit", e.edit_type, _spans_text(e.spans, "source"),
-                                    _spans_text(e.spans, "target")] + values
-                            + [""] * len(RATING_COLUMNS))
+            rows.append(base + ["edit", e.edit_type, _spans_text(e.spans, "source"),
+                                _spans_text(e.spans, "target")] + values
+                        + [""] * len(RATING_COLUMNS))
         for g in r.ratings:
-            writer.writerow(base + ["rating", "", "", ""] + [""] * len(fields)
-                            + [g.level, g.item, g.field, _cell(g.value), g.rationale or ""])
+            rows.append(base + ["rating", "", "", ""] + [""] * len(fields)
+                        + [g.level, g.item, g.field, _cell(g.value), g.rationale or ""])
         if not r.edits and not r.ratings:
-            writer.writerow(base + ["assignment"] + [""] * (3 + len(fields)
-                                                             + len(RATING_COLUMNS)))
-    return out.getvalue()
+            rows.append(base + ["assignment"] + [""] * (3 + len(fields) + len(RATING_COLUMNS)))
+    return csv_text(FIXED_COLUMNS + [f"field:{f}" for f in fields] + RATING_COLUMNS, rows)
 
 
 def _cell(value: Any) -> str:
@@ -144,15 +223,33 @@ def _cell(value: Any) -> str:
     return json.dumps(value) if isinstance(value, list) else str(value)
 
 
-def read_csv(path: Path, schema: Schema, annotator: str | None = None) -> list[AnnotationRecord]:
+def read_csv(path: Path, schema: Schema, annotator: str | None = None, *,
+             options: ImportOptions | None = None,
+             ignored: dict[str, int] | None = None) -> list[AnnotationRecord]:
+    """Rows as :func:`to_csv` writes them; a column this format does not have is refused
+    (``--ignore COLUMN`` drops it), as is a status outside ASSIGNMENT_STATUSES or a bad number."""
+    options = options or ImportOptions()
+    ignored = ignored if ignored is not None else {}
     name, problems = str(path), []
     reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
-    missing = [c for c in ("document_id", "kind") if c not in (reader.fieldnames or [])]
+    columns = list(reader.fieldnames or [])
+    missing = [c for c in ("document_id", "kind") if c not in columns]
     if missing:
         raise IngestError([Problem(name, 1, c, "missing column") for c in missing])
+    known = set(FIXED_COLUMNS + RATING_COLUMNS) | {f"field:{f}" for f in edit_field_names(schema)}
+    for column in columns:
+        if column in options.ignore:
+            ignored[column] = ignored.get(column, 0) + 1
+        elif column not in known:
+            problems.append(Problem(name, 1, column, "unknown column (a field the schema does "
+                                    f"not have?); --ignore {column} drops it"))
     records: dict[tuple[str, str], AnnotationRecord] = {}
     for row in reader:
         line = reader.line_num
+        if None in row:  # more cells than the header names
+            problems.append(Problem(name, line, None, f"{len(columns) + len(row[None])} cells, "
+                                    f"the header names {len(columns)}" + got(row[None])))
+            continue
         doc_id = record_id(row, "document_id", name, line, problems)
         who = (row.get("annotator") or annotator or "").strip()
         if not who:
@@ -162,11 +259,18 @@ def read_csv(path: Path, schema: Schema, annotator: str | None = None) -> list[A
         try:
             seconds = float(row.get("seconds_spent") or 0)
         except ValueError:
-            problems.append(Problem(name, line, "seconds_spent", "must be a number"))
+            seconds = -1.0
+        if not math.isfinite(seconds) or seconds < 0:
+            problems.append(Problem(name, line, "seconds_spent", "a number of seconds, 0 or "
+                                    "more" + got(row.get("seconds_spent"))))
             seconds = 0.0
+        status = row.get("status") or "done"
+        if status not in ASSIGNMENT_STATUSES:
+            problems.append(Problem(name, line, "status", f"one of {', '.join(ASSIGNMENT_STATUSES)}"
+                                    + got(status)))
         record = records.setdefault((doc_id, who), AnnotationRecord(
-            doc_id, who, line, seconds_spent=seconds, status=_status(row.get("status")),
-            file=name))
+            doc_id, who, line, seconds_spent=seconds, status=status, file=name,
+            says_done=status == "done"))
         kind = row.get("kind")
         if kind == "edit":
             edit_type = row.get("edit_type") or ""
@@ -187,7 +291,8 @@ def read_csv(path: Path, schema: Schema, annotator: str | None = None) -> list[A
                                            else None, row.get("rating_rationale") or None,
                                            "rating_value"))
         elif kind != "assignment":
-            problems.append(Problem(name, line, "kind", "must be edit, rating or assignment"))
+            problems.append(Problem(name, line, "kind", "must be edit, rating or assignment"
+                                    + got(kind)))
     if problems:
         raise IngestError(problems)
     return list(records.values())

@@ -5,11 +5,10 @@ fixed order, no timestamps except ``created_at`` in MANIFEST.json, "\\n" line en
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 
 from annotator.core.stable_json import stable
+from annotator.core.tables import csv_text
 
 CSV_COLUMNS = ("document_id", "record", "type", "level", "item", "value", "source_spans",
                "target_spans", "source_text", "target_text", "fields", "method",
@@ -22,13 +21,11 @@ def _spans(pairs: list[list[int]]) -> str:
 
 def gold_csv_text(records: list[dict]) -> str:
     """One row per gold edit and per gold rating of every released document."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    rows = []
     for rec in records:
         for e in rec["edits"]:
             p = e["provenance"]
-            writer.writerow([
+            rows.append([
                 rec["id"], "edit", e["edit_type"], "", "", "",
                 _spans(e["spans"]["source"]), _spans(e["spans"]["target"]),
                 " | ".join(e["span_texts"]["source"]), " | ".join(e["span_texts"]["target"]),
@@ -37,9 +34,9 @@ def gold_csv_text(records: list[dict]) -> str:
                 ";".join(sorted({s["annotator"] or "" for s in p["source_edits"]}))])
         for r in rec["ratings"]:
             p = r["provenance"]
-            writer.writerow([
+            rows.append([
                 rec["id"], "rating", r["field"], r["level"], r["item"],
                 json.dumps(stable(r["value"]), ensure_ascii=False), "", "", "", "", "",
                 r["method"], p["decision_id"], "",
                 ";".join(sorted(set(p["values"]) | set(p["tiebreak"])))])
-    return out.getvalue()
+    return csv_text(CSV_COLUMNS, rows)

@@ -24,26 +24,38 @@ export async function boot() {
     statusEl.className = `status ${a.status}`;
     statusEl.textContent = a.status.replace("_", " ");
   };
-  ctx.save = async (level, item, field, value, rationale) => {
-    const key = ratingKey(level, item, field);
+  // Saves of one rating go one after the other: each sends the version the previous one got
+  // back (a second click on a fresh rating must not leave with version null while the first
+  // is still creating it: that would be refused as a conflict and the second value lost).
+  const queues = new Map();
+  const send = async (key, body) => {
     const current = ratings.get(key);
-    ctx.pending += 1;
     saveState.textContent = "Saving…";
     saveState.dataset.state = "saving";
     try {
-      const body = { level, item, field, value, version: current ? current.version : null };
-      if (rationale !== undefined) body.rationale = rationale;
-      const result = await api.rate(id, body);
+      const result = await api.rate(id, { ...body, version: current ? current.version : null });
       ratings.set(key, result.rating);
       ctx.setAssignment(result.assignment);
-      saveState.textContent = "All changes saved";
-      saveState.dataset.state = "saved";
+      if (ctx.pending === 1) {
+        saveState.textContent = "All changes saved";
+        saveState.dataset.state = "saved";
+      }
     } catch (err) {
       saveState.textContent = `Not saved: ${err.message}`;
       saveState.dataset.state = "error";
     } finally {
       ctx.pending -= 1;
     }
+  };
+  ctx.save = (level, item, field, value, rationale) => {
+    const key = ratingKey(level, item, field);
+    const body = { level, item, field, value };
+    if (rationale !== undefined) body.rationale = rationale;
+    ctx.pending += 1;
+    const saved = (queues.get(key) || Promise.resolve()).then(() => send(key, body));
+    queues.set(key, saved);
+    saved.then(() => { if (queues.get(key) === saved) queues.delete(key); });
+    return saved;
   };
   const done = document.getElementById("btn-done");
   const missing = document.getElementById("missing");

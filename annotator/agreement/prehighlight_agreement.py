@@ -1,0 +1,219 @@
+"""Pre-highlights as an annotator: one edit-overlap measure for machine and people alike.
+
+The measure (issue #14, after InfoLossQA, Trienes et al. 2024): an edit of one side
+*matches* when an edit of the same kind from the other side overlaps it in the original
+(any of its evidence spans overlaps any of the other's by at least one character).
+
+- precision of A against B = A's edits that match some edit of B / A's edits;
+- recall of A against B = B's edits that match some edit of A / B's edits;
+- F1 = 2PR / (P + R), with the four counts pooled over documents (and over annotator
+  pairs) before dividing, never averaged per document.
+
+Annotators compared with each other: on every document, each unordered pair once, the
+annotator whose name sorts first is "A". Pre-highlights against annotators: the
+suggestions are A, each annotator in turn is B. Kinds are normalised so that Thresh's
+InfoLossQA labels count as the tool's kinds (omission = deletion, fuzzy concept =
+oversimplification).
+
+Cross-validation over documents: :func:`folds` splits document ids into K folds by a hash
+of the id (stable across runs and machines), so anything tuned on the other folds is
+scored only on documents it never saw.
+
+Pure: plain data in, plain numbers out (no Flask, no SQLAlchemy).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Iterable, Mapping, Sequence
+
+Span = tuple[int, int]
+
+# Thresh / InfoLossQA category names -> the tool's suggestion kinds.
+KIND_ALIASES = {
+    "omission": "deletion", "deletion": "deletion",
+    "concept": "oversimplification", "fuzzy concept": "oversimplification",
+    "oversimplification": "oversimplification",
+}
+LOSS_KINDS = ("deletion", "oversimplification")
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One edit reduced to what the measure looks at: its kind and its spans in the original."""
+
+    kind: str
+    spans: tuple[Span, ...]
+
+    @classmethod
+    def of(cls, kind: str, spans: Iterable[Sequence[int]]) -> "Mark | None":
+        """A mark with the kind normalised; None for kinds outside the measure or no spans."""
+        normal = KIND_ALIASES.get(kind)
+        clean = tuple((int(s), int(e)) for s, e in spans if int(e) > int(s))
+        if normal is None or not clean:
+            return None
+        return cls(normal, clean)
+
+
+@dataclass
+class Counts:
+    """Pooled counts: A's edits (and how many matched), B's edits (and how many matched)."""
+
+    a_total: int = 0
+    a_matched: int = 0
+    b_total: int = 0
+    b_matched: int = 0
+
+    def __add__(self, other: "Counts") -> "Counts":
+        return Counts(self.a_total + other.a_total, self.a_matched + other.a_matched,
+                      self.b_total + other.b_total, self.b_matched + other.b_matched)
+
+    @property
+    def precision(self) -> float | None:
+        return self.a_matched / self.a_total if self.a_total else None
+
+    @property
+    def recall(self) -> float | None:
+        return self.b_matched / self.b_total if self.b_total else None
+
+    @property
+    def f1(self) -> float | None:
+        p, r = self.precision, self.recall
+        if p is None or r is None:
+            return None
+        return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+
+    def to_dict(self) -> dict:
+        rounded = lambda v: None if v is None else round(v, 4)  # noqa: E731
+        return {"precision": rounded(self.precision), "recall": rounded(self.recall),
+                "f1": rounded(self.f1), "a_edits": self.a_total, "b_edits": self.b_total}
+
+
+def _overlap(a: Mark, b: Mark) -> bool:
+    return a.kind == b.kind and any(x[0] < y[1] and y[0] < x[1] for x in a.spans for y in b.spans)
+
+
+def match(a: Sequence[Mark], b: Sequence[Mark], kind: str | None = None) -> Counts:
+    """Counts for one document: A's marks against B's (optionally one kind only)."""
+    if kind is not None:
+        a = [m for m in a if m.kind == kind]
+        b = [m for m in b if m.kind == kind]
+    return Counts(len(a), sum(any(_overlap(x, y) for y in b) for x in a),
+                  len(b), sum(any(_overlap(y, x) for x in a) for y in b))
+
+
+Annotations = Mapping[str, Mapping[str, Sequence[Mark]]]  # document -> annotator -> marks
+
+
+def between_annotators(docs: Annotations, kind: str | None = None,
+                       only: Iterable[str] | None = None) -> Counts:
+    """Annotators against each other: every unordered pair on every document, pooled."""
+    keep = None if only is None else set(only)
+    total = Counts()
+    for doc_id, by_annotator in docs.items():
+        if keep is not None and doc_id not in keep:
+            continue
+        for a, b in combinations(sorted(by_annotator), 2):
+            total += match(by_annotator[a], by_annotator[b], kind)
+    return total
+
+
+def machine_against_annotators(docs: Annotations, machine: Mapping[str, Sequence[Mark]],
+                               kind: str | None = None,
+                               only: Iterable[str] | None = None) -> Counts:
+    """Pre-highlights (A) against each annotator of the document in turn (B), pooled."""
+    keep = None if only is None else set(only)
+    total = Counts()
+    for doc_id, by_annotator in docs.items():
+        if keep is not None and doc_id not in keep:
+            continue
+        for name in sorted(by_annotator):
+            total += match(machine.get(doc_id, ()), by_annotator[name], kind)
+    return total
+
+
+def per_annotator(docs: Annotations, machine: Mapping[str, Sequence[Mark]]) -> dict:
+    """F1 of the pre-highlights with each annotator, beside that annotator's F1 with the
+    others (both pooled over the documents the annotator marked)."""
+    names = sorted({n for by in docs.values() for n in by})
+    out = {}
+    for name in names:
+        with_machine, with_people = Counts(), Counts()
+        for doc_id, by_annotator in docs.items():
+            if name not in by_annotator:
+                continue
+            with_machine += match(machine.get(doc_id, ()), by_annotator[name])
+            for other in sorted(by_annotator):
+                if other != name:
+                    with_people += match(by_annotator[other], by_annotator[name])
+        out[name] = {"pre-highlights": with_machine.to_dict(),
+                     "other annotators": with_people.to_dict()}
+    return out
+
+
+def fold_of(doc_id: str, k: int) -> int:
+    """Stable fold number of a document id (a hash, not Python's salted ``hash``)."""
+    digest = hashlib.sha256(str(doc_id).encode()).digest()
+    return int.from_bytes(digest[:4], "big") % k
+
+
+def folds(doc_ids: Iterable[str], k: int) -> list[list[str]]:
+    """Document ids split into ``k`` folds by :func:`fold_of`, each sorted."""
+    out: list[list[str]] = [[] for _ in range(k)]
+    for doc_id in sorted({str(d) for d in doc_ids}):
+        out[fold_of(doc_id, k)].append(doc_id)
+    return out
+
+
+def summary(docs: Annotations, machine: Mapping[str, Sequence[Mark]],
+            only: Iterable[str] | None = None) -> dict:
+    """Per kind and overall: annotators with each other, pre-highlights with annotators,
+    and the ratio of the two F1 values (how close the machine comes to a second person)."""
+    only = None if only is None else list(only)
+    out = {}
+    for kind in (*LOSS_KINDS, None):
+        people = between_annotators(docs, kind, only)
+        mach = machine_against_annotators(docs, machine, kind, only)
+        ratio = (mach.f1 / people.f1) if mach.f1 is not None and people.f1 else None
+        out[kind or "all"] = {"annotators": people.to_dict(), "pre-highlights": mach.to_dict(),
+                              "ratio": None if ratio is None else round(ratio, 4)}
+    return out
+
+
+def annotations_from_edits(edits: Iterable) -> dict[str, dict[str, list[Mark]]]:
+    """document -> annotator -> marks, from edits shaped like :class:`agreement.data.Edit`
+    (``document_id``, ``annotator``, ``edit_type``, ``spans`` with side/start/end)."""
+    out: dict[str, dict[str, list[Mark]]] = {}
+    for edit in edits:
+        by = out.setdefault(str(edit.document_id), {})
+        marks = by.setdefault(str(edit.annotator), [])
+        mark = Mark.of(edit.edit_type, [(s.start, s.end) for s in edit.spans if s.side == "source"])
+        if mark is not None:
+            marks.append(mark)
+    return out
+
+
+def report_section(docs: Annotations, machine: Mapping[str, Sequence[Mark]], k: int = 5) -> dict:
+    """The agreement report's "pre-highlights as an annotator".
+
+    Only documents with two or more annotators count (the people's figure needs a pair).
+    ``folds``: the same figures on each of ``k`` folds of documents (stable by id), so the
+    spread over documents shows next to the pooled value.
+    """
+    paired = {d: by for d, by in docs.items() if len(by) >= 2}
+    section = {"measure": "edit matches when a same-kind edit of the other side overlaps it "
+                          "in the original; pooled precision, recall, F1",
+               "documents": len(paired),
+               "overall": summary(paired, machine),
+               "per_annotator": per_annotator(paired, machine),
+               "folds": []}
+    for ids in folds(paired, k):
+        if ids:
+            part = summary(paired, machine, only=ids)["all"]
+            section["folds"].append({"documents": len(ids),
+                                     "pre-highlights_f1": part["pre-highlights"]["f1"],
+                                     "annotators_f1": part["annotators"]["f1"],
+                                     "ratio": part["ratio"]})
+    return section

@@ -1,0 +1,127 @@
+"""Refit the loss ranker on a project's own annotated documents (issue #14, "--learn").
+
+Training data, per source sentence of each completed document (:class:`LearningDocument`):
+
+- each annotator's edits: for each kind, label 1 when one of the annotator's edits of that
+  kind overlaps the sentence in the original, else 0 (one row per annotator);
+- each accept / dismiss action on a suggestion: an extra row for the sentence it sat on,
+  label 1 (accepted) or 0 (dismissed) for its kind, weighted ``action_weight``.
+
+The fit starts from, and is pulled towards, the current model (L2 towards its weights),
+so a handful of documents nudges it and many documents move it. Thresholds are then
+chosen on the same documents to maximise the pooled edit-overlap F1 of
+:mod:`annotator.agreement.prehighlight_agreement` (the measure the benchmark reports).
+
+Pure: texts, spans and an embedder in; a :class:`LossRanker` out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from annotator.agreement.prehighlight_agreement import Mark, machine_against_annotators
+
+from .loss_ranker import KINDS, LossRanker, SentenceRow, fit_ranker, sentence_rows
+from .phrase_rendering import source_phrase
+from .text import split_sentences
+
+Span = tuple[int, int]
+THRESHOLD_GRID = tuple(float(round(t, 3)) for t in np.arange(0.05, 0.80, 0.025))
+
+
+@dataclass
+class LearningDocument:
+    id: str
+    source: str
+    target: str
+    marks: dict[str, list[Mark]] = field(default_factory=dict)   # annotator -> marks
+    # (suggestion kind, its source spans, accepted?)
+    actions: list[tuple[str, list[Span], bool]] = field(default_factory=list)
+
+
+def document_rows(doc: LearningDocument, embedder) -> list[SentenceRow]:
+    """Feature rows of a document, computed the way the pipeline computes them."""
+    src, tgt = split_sentences(doc.source), split_sentences(doc.target)
+    if not src or not tgt:
+        return []
+    sim = embedder.encode([doc.source[s:e] for s, e in src]) @ \
+        embedder.encode([doc.target[s:e] for s, e in tgt]).T
+    return sentence_rows(doc.source, doc.target, src, sim)
+
+
+def _hits(spans, row: SentenceRow) -> bool:
+    return any(s < row.span[1] and row.span[0] < e for s, e in spans)
+
+
+def training_set(docs: list[LearningDocument], rows_of: dict[str, list[SentenceRow]],
+                 action_weight: float = 1.0):
+    """Rows, and per kind their labels and sample weights, from annotators' edits and actions.
+
+    An action row only speaks about its own kind (weight 0 for the other one)."""
+    rows = []
+    labels: dict[str, list[float]] = {k: [] for k in KINDS}
+    weights: dict[str, list[float]] = {k: [] for k in KINDS}
+    for doc in docs:
+        for row in rows_of[doc.id]:
+            for marks in doc.marks.values():
+                rows.append(row)
+                for kind in KINDS:
+                    labels[kind].append(float(any(m.kind == kind and _hits(m.spans, row)
+                                                  for m in marks)))
+                    weights[kind].append(1.0)
+            for kind, spans, accepted in doc.actions:
+                if kind in KINDS and _hits(spans, row):
+                    rows.append(row)
+                    for k in KINDS:
+                        labels[k].append(float(accepted) if k == kind else 0.0)
+                        weights[k].append(action_weight if k == kind else 0.0)
+    return (rows, {k: np.array(v) for k, v in labels.items()},
+            {k: np.array(v) for k, v in weights.items()})
+
+
+def machine_marks(ranker: LossRanker, docs: list[LearningDocument],
+                  rows_of: dict[str, list[SentenceRow]]) -> dict[str, list[Mark]]:
+    """The source-side boxes the pipeline would draw with ``ranker`` (no model run needed)."""
+    out = {}
+    for doc in docs:
+        out[doc.id] = [Mark(kind, (source_phrase(doc.source, row.span, row.missing),))
+                       for row, kind, _ in ranker.choose(rows_of[doc.id])]
+    return out
+
+
+def choose_thresholds(ranker: LossRanker, docs: list[LearningDocument],
+                      rows_of: dict[str, list[SentenceRow]], rounds: int = 2) -> dict[str, float]:
+    """Per-kind thresholds maximising pooled F1 against the documents' annotators
+    (coordinate search over :data:`THRESHOLD_GRID`)."""
+    gold = {d.id: d.marks for d in docs}
+    best = dict(ranker.thresholds)
+
+    def f1(thresholds):
+        trial = LossRanker(ranker.mean, ranker.scale, ranker.weights, thresholds,
+                           ranker.max_per_document, always_classes=ranker.always_classes)
+        return machine_against_annotators(gold, machine_marks(trial, docs, rows_of)).f1 or 0.0
+
+    for _ in range(rounds):
+        for kind in KINDS:
+            best[kind] = max(THRESHOLD_GRID,
+                             key=lambda t: (f1({**best, kind: t}), -abs(t - best[kind])))
+    return best
+
+
+def learn(docs: list[LearningDocument], embedder, prior: LossRanker | None = None, *,
+          l2: float = 1.0, rows_of: dict[str, list[SentenceRow]] | None = None,
+          trained_on: str = "") -> LossRanker:
+    """A ranker refitted on ``docs`` (pulled towards ``prior``), thresholds tuned on them."""
+    rows_of = rows_of or {d.id: document_rows(d, embedder) for d in docs}
+    rows, labels, weights = training_set(docs, rows_of)
+    if not rows:
+        raise ValueError("no annotated sentences to learn from")
+    start = dict(prior.thresholds) if prior else {k: 0.3 for k in KINDS}
+    ranker = fit_ranker(rows, labels, thresholds=start, prior=prior, l2=l2,
+                        sample_weight=weights,
+                        max_per_document=prior.max_per_document if prior else 5,
+                        trained_on=trained_on)
+    ranker.thresholds = choose_thresholds(ranker, docs, rows_of)
+    return ranker

@@ -1,0 +1,73 @@
+"""Deletion and oversimplification suggestions: few boxes, each with all its reasons.
+
+The candidate generators of :mod:`.information_loss` (low-similarity sentences, specific
+content missing from the simplification) are kept as *reasons*; :mod:`.loss_ranker`
+decides which sentences deserve a box and of which kind, :mod:`.phrase_rendering` where
+the box goes on each side. One suggestion per chosen sentence: every candidate that fell
+inside it is merged into its explanation instead of becoming a box of its own.
+"""
+
+from __future__ import annotations
+
+from .loss_ranker import LossRanker, SentenceRow, sentence_rows
+from .phrase_rendering import rendering, source_phrase
+from .suggestions import Suggestion
+
+Span = tuple[int, int]
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _regions(row: SentenceRow, tgt_sents, similarity_row) -> list[Span]:
+    """The target sentence most similar to the source sentence: where its rendering is
+    looked for (one sentence keeps the embedding work to ~100 short windows)."""
+    if not tgt_sents:
+        return []
+    best = max(range(len(tgt_sents)), key=lambda j: similarity_row[j])
+    return [tgt_sents[best]]
+
+
+def ranked_losses(source: str, target: str, src_sents: list[Span], tgt_sents: list[Span],
+                  similarity, groups, candidates: list[Suggestion], ranker: LossRanker,
+                  embedder, wanted: set[str]) -> list[Suggestion]:
+    rows = sentence_rows(source, target, src_sents, similarity)
+    index_of = {span: i for i, span in enumerate(src_sents)}
+    out = []
+    for row, kind, probability in ranker.choose(rows):
+        if kind not in wanted:
+            continue
+        phrase = source_phrase(source, row.span, row.missing)
+        reasons = [c for c in candidates if any(_overlaps(sp, row.span) for sp in c.source_spans)]
+        if not row.missing and any(c.method == "sentence-similarity" for c in reasons):
+            label_extra = "; no simplified sentence covers it"
+        else:
+            label_extra = ""
+        categories = [m.content_class for m in row.missing]
+        what = ", ".join(f'{m.content_class} "{_short(m.text, 30)}"' for m in row.missing[:4])
+        if len(row.missing) > 4:
+            what += f" and {len(row.missing) - 4} more"
+        label = "Lost" if kind == "deletion" else "Blurred"
+        detail = (f"{what} not in the simplification" if what else
+                  f"the closest simplified sentence has similarity {row.best_similarity:.2f}"
+                  + label_extra)
+        suggestion = Suggestion(
+            kind=kind, source_spans=[phrase], score=round(probability, 4), method="loss-ranker",
+            category=categories[0] if categories else "sentence",
+            explanation=f"{label} information (p={probability:.2f}): {detail}.")
+        if kind == "oversimplification":
+            regions = _regions(row, tgt_sents, similarity[index_of[row.span]])
+            found = rendering(source[phrase[0]:phrase[1]], target, regions, embedder)
+            if found is not None:
+                suggestion.target_spans = [found]
+                shown = _short(target[found[0]:found[1]])
+                suggestion.explanation = (suggestion.explanation.rstrip(".")
+                                          + f'; rendered as "{shown}".')
+        out.append(suggestion)
+    return out

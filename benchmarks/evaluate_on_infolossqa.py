@@ -1,0 +1,181 @@
+"""Deletion and oversimplification pre-highlights against real expert annotations.
+
+Gold: the InfoLossQA expert annotations (Trienes et al. 2024; Thresh exports, two of three
+experts per document), read directly from ``shared/data/infolossqa-dev`` beside the
+repository (``--data DIR`` for another copy, e.g. the full release).
+
+Measure (issue #14, :mod:`annotator.agreement.prehighlight_agreement`): an edit matches
+when a same-kind edit of the other side overlaps it in the original; precision, recall
+and F1 over edits, pooled over documents. omission = deletion, fuzzy concept =
+oversimplification. Experts are compared with each other on the same documents; the
+suggestions with each expert; ratio = suggestions F1 / experts F1. Expert edits count
+their first evidence span (the paper's convention; ``--all-spans`` for every span).
+
+Nothing is scored on documents it was tuned on: documents are split into ``--folds`` K
+folds by a hash of their id; the ranker of fold k is fitted, and its thresholds chosen,
+on the other folds, and the pipeline (``annotator.align.suggest``) is run with it on fold k.
+
+    python benchmarks/evaluate_on_infolossqa.py                 # baseline, CV, --learn effect
+    python benchmarks/evaluate_on_infolossqa.py --write-model   # refit the shipped model on all
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from infolossqa_data import DEFAULT_DATA, load  # noqa: E402
+
+from annotator.agreement.prehighlight_agreement import (  # noqa: E402
+    LOSS_KINDS,
+    Mark,
+    between_annotators,
+    folds,
+    machine_against_annotators,
+)
+from annotator.align import AlignSettings, suggest  # noqa: E402
+from annotator.align.embeddings import default_embedder  # noqa: E402
+from annotator.align.learning import LearningDocument, document_rows, learn, machine_marks  # noqa: E402
+from annotator.align.loss_ranker import DEFAULT_MODEL_PATH  # noqa: E402
+from annotator.align.text import split_sentences  # noqa: E402
+
+LOSS = set(LOSS_KINDS)
+
+
+def pipeline_marks(docs, ids, settings, embedder) -> dict[str, list[Mark]]:
+    """Run the real pipeline on documents ``ids``; keep the loss suggestions as marks."""
+    out = {}
+    for i in ids:
+        found = suggest(docs[i].source, docs[i].target, detectors=LOSS, settings=settings,
+                        embedder=embedder)
+        out[i] = [Mark(s.kind, tuple(s.source_spans)) for s in found if s.source_spans]
+    return out
+
+
+def table(title: str, gold, machine, extra: str = "") -> float | None:
+    print(f"\n{title}{extra}")
+    print(f"  {'kind':20s} {'':16s} {'P':>6s} {'R':>6s} {'F1':>6s} {'edits':>6s} {'ratio':>6s}")
+    ratio_all = None
+    for kind in (*LOSS_KINDS, None):
+        people = between_annotators(gold, kind)
+        mach = machine_against_annotators(gold, machine, kind)
+        ratio = mach.f1 / people.f1 if mach.f1 is not None and people.f1 else None
+        name = kind or "both kinds"
+        for who, c in (("experts", people), ("suggestions", mach)):
+            print(f"  {name:20s} {who:16s} {c.precision or 0:6.3f} {c.recall or 0:6.3f} "
+                  f"{c.f1 or 0:6.3f} {c.a_total:6d} "
+                  + (f"{ratio:6.3f}" if who == "suggestions" and ratio is not None else ""))
+        if kind is None:
+            ratio_all = ratio
+    boxes = sum(len(v) for v in machine.values())
+    expert_edits = sum(len(m) for by in gold.values() for m in by.values())
+    experts = sum(len(by) for by in gold.values())
+    chars = [e - s for v in machine.values() for m in v for s, e in m.spans]
+    median = sorted(chars)[len(chars) // 2] if chars else 0
+    print(f"  boxes per document: {boxes / max(1, len(gold)):.1f} (an expert: "
+          f"{expert_edits / max(1, experts):.1f}); median box {median} characters")
+    return ratio_all
+
+
+def main() -> None:
+    sys.stdout.reconfigure(line_buffering=True)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--all-spans", action="store_true",
+                        help="count every evidence span of an expert edit, not only the first")
+    parser.add_argument("--skip-baseline", action="store_true",
+                        help="do not score the one-box-per-missing-item suggestions")
+    parser.add_argument("--write-model", action="store_true",
+                        help=f"fit on every document and write {DEFAULT_MODEL_PATH.name}")
+    parser.add_argument("--pipeline", action="store_true",
+                        help="score held-out folds by running annotator.align.suggest on them "
+                             "(same source boxes as the default fast path, which skips the "
+                             "target-side renderings; slower)")
+    parser.add_argument("--embedding-cache", type=Path, default=None,
+                        help="pickle file keeping sentence embeddings between runs")
+    args = parser.parse_args()
+
+    docs = load(args.data)
+    gold = {i: {name: [m if args.all_spans else Mark(m.kind, m.spans[:1]) for m in marks]
+                for name, marks in d.marks.items()} for i, d in docs.items()}
+    learning_docs = {i: LearningDocument(i, d.source, d.target, gold[i]) for i, d in docs.items()}
+    started = time.perf_counter()
+    embedder = default_embedder()
+    if args.embedding_cache and args.embedding_cache.exists():
+        embedder._cache.update(pickle.loads(args.embedding_cache.read_bytes()))
+    rows_of = {i: document_rows(d, embedder) for i, d in learning_docs.items()}
+    if args.embedding_cache:
+        args.embedding_cache.write_bytes(pickle.dumps(embedder._cache))
+    print(f"{len(docs)} documents from {args.data}, {sum(len(v) for v in gold.values())} "
+          f"expert annotations; sentence features in {time.perf_counter() - started:.0f} s")
+
+    if args.write_model:
+        model = learn(list(learning_docs.values()), embedder, rows_of=rows_of,
+                      trained_on=f"{len(docs)} InfoLossQA development documents")
+        DEFAULT_MODEL_PATH.write_text(json.dumps(model.to_dict(), indent=1) + "\n")
+        print(f"wrote {DEFAULT_MODEL_PATH} (thresholds {model.thresholds})")
+        return
+
+    every_sentence = {i: [Mark("oversimplification", (s,)) for s in split_sentences(d.source)]
+                      for i, d in docs.items()}
+    table("Reference: every sentence boxed as an oversimplification (what the measure "
+          "rewards without any skill)", gold, every_sentence)
+    if not args.skip_baseline:
+        baseline = pipeline_marks(docs, list(docs), AlignSettings(rank_losses=False), embedder)
+        table("Before (one box per missing item, no ranker)", gold, baseline)
+
+    k = args.folds
+    fold_ids = folds(docs, k)
+    held_out: dict[str, list[Mark]] = {}
+    chosen = []
+    for f in range(k):
+        train = [learning_docs[i] for g in range(k) if g != f for i in fold_ids[g]]
+        ranker = learn(train, embedder, rows_of=rows_of)
+        chosen.append(ranker.thresholds)
+        if args.pipeline:
+            held_out.update(pipeline_marks(docs, fold_ids[f],
+                                           AlignSettings(loss_model=ranker.to_dict()), embedder))
+        else:
+            held_out.update(machine_marks(ranker, [learning_docs[i] for i in fold_ids[f]], rows_of))
+    print("\nthresholds chosen per fold:",
+          [{k2: round(v, 3) for k2, v in t.items()} for t in chosen])
+    ratio = table(f"Ranked suggestions, {k}-fold cross-validated (held-out documents only)",
+                  gold, held_out)
+
+    # --learn: a model shipped from some documents (A) refitted on a project's completed
+    # documents (B), both scored on documents neither saw (C), rotating over the folds.
+    if k >= 3:
+        shipped, learned = {}, {}
+        for f in range(k):
+            a = [learning_docs[i] for g in (1, 2)[: max(1, (k - 1) // 2)]
+                 for i in fold_ids[(f + g) % k]]
+            b = [learning_docs[i] for g in range((k - 1) // 2 + 1, k)
+                 for i in fold_ids[(f + g) % k]]
+            base = learn(a, embedder, rows_of=rows_of)
+            refit = learn(b, embedder, prior=base, rows_of=rows_of)
+            test = [learning_docs[i] for i in fold_ids[f]]
+            shipped.update(machine_marks(base, test, rows_of))
+            learned.update(machine_marks(refit, test, rows_of))
+        r0 = table("--learn: model fitted on other folds (A), no project data", gold, shipped)
+        r1 = table("--learn: same model refitted on the project's completed documents (B)",
+                   gold, learned)
+        if r0 and r1:
+            print(f"\n--learn raises the held-out ratio from {r0:.3f} to {r1:.3f} "
+                  f"({r1 - r0:+.3f})")
+    print(f"\nheld-out ratio (suggestions F1 / experts F1): {ratio or 0:.3f}; "
+          f"total time {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""Read the InfoLossQA expert annotations (Thresh exports) for the real-data benchmarks.
+
+Layout (Trienes et al. 2024 release): ``annotations/annotations-<expert>/<pmcid>-annotations.json``,
+each a Thresh list with one record holding ``source``, ``target`` and ``edits``
+(``category`` omission | concept | comment, ``input_idx`` spans in the original,
+``output_idx`` spans in the simplification). Comments have no spans and are left out.
+
+The development slice lives in ``shared/data/infolossqa-dev`` beside the repository;
+``--data DIR`` points the benchmarks at another copy (e.g. the full release);
+``ANNOTATOR_SHARED_DATA`` moves the default like it does for the tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from annotator.agreement.prehighlight_agreement import Mark
+
+# ``shared/data`` beside the repository checkout, as the tests find it; ANNOTATOR_SHARED_DATA
+# points elsewhere for other layouts.
+DEFAULT_DATA = Path(os.environ.get("ANNOTATOR_SHARED_DATA")
+                    or Path(__file__).resolve().parents[2] / "shared" / "data") / "infolossqa-dev"
+
+
+@dataclass
+class Document:
+    id: str
+    source: str
+    target: str
+    marks: dict[str, list[Mark]] = field(default_factory=dict)        # expert -> marks
+    rationales: dict[str, list[list]] = field(default_factory=dict)    # expert -> [(E, R)]
+
+
+def load(data_dir: Path) -> dict[str, Document]:
+    """Every document with the marks of each expert who annotated it."""
+    folder = Path(data_dir) / "annotations"
+    if not folder.is_dir():
+        raise SystemExit(f"{folder}: no annotations folder (use --data DIR)")
+    docs: dict[str, Document] = {}
+    for path in sorted(folder.glob("annotations-*/*-annotations.json")):
+        expert = path.parent.name.removeprefix("annotations-")
+        for record in json.loads(path.read_text(encoding="utf-8")):
+            doc_id = str(record["id"])
+            doc = docs.setdefault(doc_id, Document(doc_id, record["source"], record["target"]))
+            if doc.source != record["source"] or doc.target != record["target"]:
+                raise SystemExit(f"{path}: document {doc_id} differs from another expert's copy")
+            marks = doc.marks.setdefault(expert, [])
+            pairs = doc.rationales.setdefault(expert, [])
+            for edit in record.get("edits", []):
+                mark = Mark.of(edit.get("category", ""), edit.get("input_idx") or [])
+                if mark is not None:
+                    marks.append(mark)
+                    pairs.append([list(map(tuple, edit.get("input_idx") or [])),
+                                  list(map(tuple, edit.get("output_idx") or []))])
+    return docs
+
+
+def annotations(docs: dict[str, Document]) -> dict[str, dict[str, list[Mark]]]:
+    return {d.id: d.marks for d in docs.values()}

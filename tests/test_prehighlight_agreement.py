@@ -1,0 +1,114 @@
+"""Known answers for the edit-overlap measure of pre-highlights against annotators (issue #14)."""
+
+import pytest
+
+from annotator.agreement.prehighlight_agreement import (
+    Counts,
+    Mark,
+    between_annotators,
+    fold_of,
+    folds,
+    machine_against_annotators,
+    match,
+    per_annotator,
+    summary,
+)
+
+
+def d(*spans):
+    return Mark("deletion", tuple(spans))
+
+
+def o(*spans):
+    return Mark("oversimplification", tuple(spans))
+
+
+def test_one_document_by_hand():
+    a = [d((0, 10)), o((20, 30)), o((60, 70))]
+    b = [d((5, 8)), o((25, 26)), d((20, 30)), o((100, 110))]
+    c = match(a, b)
+    # A: d(0,10) meets d(5,8); o(20,30) meets o(25,26) (the same-place deletion does not
+    # count: other kind); o(60,70) meets nothing -> 2 of 3.
+    # B: d(5,8) yes, o(25,26) yes, d(20,30) no (only an oversimplification there), o(100,110) no.
+    assert (c.a_total, c.a_matched, c.b_total, c.b_matched) == (3, 2, 4, 2)
+    assert c.precision == pytest.approx(2 / 3)
+    assert c.recall == pytest.approx(0.5)
+    assert c.f1 == pytest.approx(2 * (2 / 3) * 0.5 / (2 / 3 + 0.5))
+    only_d = match(a, b, "deletion")
+    assert (only_d.a_total, only_d.a_matched, only_d.b_total, only_d.b_matched) == (1, 1, 2, 1)
+
+
+def test_touching_spans_do_not_overlap_and_any_span_of_an_edit_counts():
+    assert match([d((0, 10))], [d((10, 20))]).a_matched == 0
+    assert match([d((0, 2), (50, 60))], [d((55, 56))]).a_matched == 1
+
+
+def test_thresh_categories_are_the_tool_kinds_and_empty_edits_are_left_out():
+    assert Mark.of("omission", [[3, 9]]) == d((3, 9))
+    assert Mark.of("concept", [(1, 2)]) == o((1, 2))
+    assert Mark.of("comment", [(1, 2)]) is None
+    assert Mark.of("omission", []) is None
+    assert Mark.of("omission", [(4, 4)]) is None
+
+
+def test_counts_are_pooled_not_averaged():
+    docs = {
+        "1": {"ann": [d((0, 5))], "bob": [d((0, 5))]},                   # 1/1, 1/1
+        "2": {"ann": [d((0, 5)), d((10, 15)), d((20, 25))], "bob": [d((40, 45))]},  # 0/3, 0/1
+    }
+    c = between_annotators(docs)
+    assert (c.a_total, c.a_matched, c.b_total, c.b_matched) == (4, 1, 2, 1)
+    assert c.precision == 0.25 and c.recall == 0.5   # per-document means would say 0.5 / 0.5
+    assert c.f1 == pytest.approx(1 / 3)
+    machine = {"1": [d((1, 2))], "2": [d((41, 42)), o((0, 50))]}
+    m = machine_against_annotators(docs, machine)
+    # Against ann: doc1 1/1 (ann 1/1), doc2 0/2 (ann 0/3);
+    # against bob: doc1 1/1, doc2 1/2 (bob 1/1).
+    assert (m.a_total, m.a_matched, m.b_total, m.b_matched) == (6, 3, 6, 3)
+    s = summary(docs, machine)
+    assert s["all"]["ratio"] == pytest.approx(0.5 / (1 / 3), abs=1e-4)
+    assert s["oversimplification"]["annotators"]["f1"] is None
+
+
+def test_per_annotator_puts_machine_beside_people():
+    docs = {"1": {"ann": [d((0, 5))], "bob": [d((0, 5))], "cy": [d((50, 55))]}}
+    table = per_annotator(docs, {"1": [d((50, 51))]})
+    assert table["cy"]["pre-highlights"]["f1"] == 1.0
+    assert table["cy"]["other annotators"]["f1"] == 0.0
+    assert table["ann"]["other annotators"]["recall"] == 0.5
+
+
+def test_empty_sides_give_undefined_not_zero():
+    assert Counts().f1 is None
+    assert match([], [d((0, 1))]).precision is None
+    assert match([], [d((0, 1))]).recall == 0.0
+
+
+def test_folds_are_a_stable_partition():
+    ids = [str(i) for i in range(200)]
+    split = folds(ids, 5)
+    assert sorted(i for f in split for i in f) == sorted(ids)
+    assert all(25 <= len(f) <= 55 for f in split)
+    assert split == folds(reversed(ids), 5)
+    # sha256, not Python's salted hash: the same in every process and on every machine.
+    assert fold_of("1774569", 5) == int.from_bytes(
+        __import__("hashlib").sha256(b"1774569").digest()[:4], "big") % 5
+
+
+def test_report_section_from_edits_counts_only_paired_documents():
+    from annotator.agreement.data import Edit, Span
+    from annotator.agreement.prehighlight_agreement import annotations_from_edits, report_section
+
+    edits = [Edit("1", "a", "ann", "deletion", spans=[Span("source", 0, 5), Span("target", 0, 3)]),
+             Edit("2", "a", "bob", "deletion", spans=[Span("source", 2, 4)]),
+             Edit("3", "a", "bob", "comment", spans=[]),
+             Edit("4", "b", "ann", "oversimplification", spans=[Span("source", 0, 9)])]
+    docs = annotations_from_edits(edits)
+    assert docs["a"]["ann"] == [d((0, 5))] and docs["a"]["bob"] == [d((2, 4))]
+    section = report_section(docs, {"a": [d((4, 6))], "b": [o((0, 1))]}, k=3)
+    assert section["documents"] == 1                      # "b" has one annotator only
+    overall = section["overall"]["all"]
+    assert overall["annotators"]["f1"] == 1.0
+    assert overall["pre-highlights"]["precision"] == 0.5  # meets ann's (0, 5), not bob's (2, 4)
+    assert overall["ratio"] == 0.5
+    assert sum(f["documents"] for f in section["folds"]) == 1
