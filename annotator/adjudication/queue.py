@@ -6,7 +6,8 @@ computing all of them on every page view took 155 s at 100k documents. So:
 1. every flush that touches a document's assignments, edits, ratings, decisions, gold or
    tie-break requests bumps that document's ``changes`` counter in ``adjudication_queue``
    (one UPSERT per flush, in the same transaction: nothing can change a document without
-   marking it);
+   marking it; batch commands wrap their loop in :func:`deferred_marks` for one UPSERT
+   per run, still inside the transaction);
 2. the queue page recomputes only entries whose ``computed`` lags ``changes`` (a handful
    after each action), writing each with ``WHERE changes = <value read>`` so that a change
    committed meanwhile keeps the entry stale instead of being overwritten;
@@ -17,6 +18,7 @@ The entry itself is :func:`annotator.adjudication.overview.document_entry` (unch
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import SimpleNamespace
 
@@ -53,11 +55,42 @@ def _touched(session: Session, _context, _instances) -> None:
             assignments.add(obj.assignment_id)
 
 
+_DEFERRED = "queue_deferred"
+
+
 def _mark(session: Session, _context) -> None:
     documents = session.info.pop("queue_documents", set())
     assignments = session.info.pop("queue_assignments", set())
     if not documents and not assignments:
         return
+    deferred = session.info.get(_DEFERRED)
+    if deferred is not None:  # inside deferred_marks: one UPSERT at the end of the batch
+        deferred[0].update(documents)
+        deferred[1].update(assignments)
+        return
+    _bump(session, documents, assignments)
+
+
+@contextmanager
+def deferred_marks(session: Session):
+    """Batch commands (``adjudicate auto``) flush thousands of times; bump the touched
+    documents' ``changes`` once when the block ends instead of once per flush. Still
+    inside the caller's transaction, so nothing commits unmarked. On an exception the
+    marks are written too (whoever catches it may still commit)."""
+    if _DEFERRED in session.info:  # nested: the outer block marks
+        yield
+        return
+    session.info[_DEFERRED] = (set(), set())
+    try:
+        yield
+    finally:
+        session.flush()  # pending changes are recorded while still deferred
+        documents, assignments = session.info.pop(_DEFERRED)
+        if documents or assignments:
+            _bump(session, documents, assignments)
+
+
+def _bump(session: Session, documents: set, assignments: set) -> None:
     connection = session.connection()
     if assignments:
         documents |= set(connection.scalars(select(Assignment.document_id).where(

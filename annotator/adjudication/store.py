@@ -66,6 +66,18 @@ def _state_of(session: Session, document: Document) -> AdjudicationState:
 
 
 def active_decisions(session: Session, document: Document) -> list[AdjudicationDecision]:
+    memo = session.info.get(_MEMO)
+    if memo is None:
+        return _active_decisions(session, document)
+    # Within batch_reads: read once, then :func:`record` appends each new decision (the only
+    # place decisions are made) and retractions show on the objects themselves.
+    key = ("decisions", document.id)
+    if key not in memo:
+        memo[key] = _active_decisions(session, document)
+    return [d for d in memo[key] if d.retracted_by_id is None]
+
+
+def _active_decisions(session: Session, document: Document) -> list[AdjudicationDecision]:
     return list(session.scalars(select(AdjudicationDecision).where(
         AdjudicationDecision.document_id == document.id,
         AdjudicationDecision.retracted_by_id.is_(None)).order_by(AdjudicationDecision.id)))
@@ -87,6 +99,9 @@ def record(session: Session, document: Document, kind: str, user: User | None, *
         note=(note or "").strip())
     session.add(decision)
     session.flush()
+    memo = session.info.get(_MEMO)
+    if memo is not None and ("decisions", document.id) in memo:
+        memo[("decisions", document.id)].append(decision)
     audit.record(session, f"adjudication.{kind}", user_id=decision.user_id,
                  project_id=document.project_id, object_type="document",
                  object_id=document.id, decision_id=decision.id, item=item_key,

@@ -5,6 +5,11 @@ The default model is all-MiniLM-L6-v2 as shipped *inside* the PyPI package
 nothing is fetched at run time). ``ANNOTATOR_EMBEDDING_MODEL`` (a path or a
 sentence-transformers model name already available offline) overrides it.
 
+A model folder shaped like all-MiniLM-L6-v2 (BERT, mean pooling, normalisation; the default
+is) runs on :class:`~annotator.align.minilm.MiniLMEncoder`, a numpy forward pass that gives
+the same vectors without importing torch; other models go through sentence-transformers.
+``ANNOTATOR_EMBEDDING_BACKEND=sentence-transformers`` forces the latter (for comparisons).
+
 Embedders are duck-typed: anything with ``encode(list[str]) -> np.ndarray`` returning
 L2-normalised rows works, which lets tests pass the real model explicitly and lets the
 ``--no-embeddings`` path pass :class:`HashingEmbedder`, a model-free lexical stand-in.
@@ -20,6 +25,7 @@ import threading
 import numpy as np
 
 ENV_MODEL = "ANNOTATOR_EMBEDDING_MODEL"
+ENV_BACKEND = "ANNOTATOR_EMBEDDING_BACKEND"
 
 
 def default_model_path() -> str:
@@ -32,7 +38,7 @@ def default_model_path() -> str:
 
 
 class Embedder:
-    """sentence-transformers model with a per-unique-sentence cache.
+    """Sentence-embedding model with a per-unique-sentence cache.
 
     Sources repeat across the system runs of a shared task, so each distinct sentence is
     encoded once per process. The model loads lazily on first use.
@@ -50,15 +56,7 @@ class Embedder:
     @property
     def model(self):
         if self._model is None:
-            from sentence_transformers import SentenceTransformer
-
-            try:  # keep stderr clean for command-line use: no weight-loading bar
-                from transformers.utils import logging as hf_logging
-
-                hf_logging.disable_progress_bar()
-            except ImportError:  # pragma: no cover - transformers comes with the model
-                pass
-            self._model = SentenceTransformer(self.model_path, device="cpu")
+            self._model = load_model(self.model_path)
         return self._model
 
     def encode(self, sentences: list[str]) -> np.ndarray:
@@ -66,10 +64,7 @@ class Embedder:
         with self._lock:
             missing = list(dict.fromkeys(s for s in sentences if s not in self._cache))
             if missing:
-                vectors = self.model.encode(missing, batch_size=self.batch_size,
-                                            convert_to_numpy=True,
-                                            normalize_embeddings=True,
-                                            show_progress_bar=False)
+                vectors = _encode_normalised(self.model, missing, self.batch_size)
                 if len(self._cache) + len(missing) > self.cache_size:
                     self._cache.clear()
                 for text, vec in zip(missing, vectors):
@@ -79,11 +74,41 @@ class Embedder:
             return np.stack([self._cache[s] for s in sentences])
 
     def dimension(self) -> int:
+        from .minilm import MiniLMEncoder
+
+        if isinstance(self.model, MiniLMEncoder):
+            return self.model.dimension()
         return int(self.model.get_sentence_embedding_dimension())
 
     def similarity_matrix(self, a: list[str], b: list[str]) -> np.ndarray:
         """Cosine similarities, shape (len(a), len(b))."""
         return similarity_matrix(self, a, b)
+
+
+def load_model(model_path: str):
+    """The numpy MiniLM encoder when the folder qualifies, else a SentenceTransformer."""
+    from .minilm import MiniLMEncoder, is_supported
+
+    if os.environ.get(ENV_BACKEND, "") != "sentence-transformers" and is_supported(model_path):
+        return MiniLMEncoder(model_path)
+    from sentence_transformers import SentenceTransformer
+
+    try:  # keep stderr clean for command-line use: no weight-loading bar
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except ImportError:  # pragma: no cover - transformers comes with the model
+        pass
+    return SentenceTransformer(model_path, device="cpu")
+
+
+def _encode_normalised(model, texts: list[str], batch_size: int) -> np.ndarray:
+    from .minilm import MiniLMEncoder
+
+    if isinstance(model, MiniLMEncoder):
+        return model.encode(texts, batch_size=batch_size)
+    return model.encode(texts, batch_size=batch_size, convert_to_numpy=True,
+                        normalize_embeddings=True, show_progress_bar=False)
 
 
 def similarity_matrix(embedder, a: list[str], b: list[str]) -> np.ndarray:

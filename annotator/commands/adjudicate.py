@@ -53,6 +53,7 @@ def auto(project_name, no_embeddings, dry_run, as_json):
     Prints what is left for the lead.
     """
     from annotator.adjudication.overview import apply_automatic
+    from annotator.adjudication.queue import deferred_marks
     from annotator.adjudication.rules import RulesError
     from annotator.adjudication.store import AdjudicationError, open_ready_documents
     from annotator.commands import progress_bar
@@ -65,7 +66,7 @@ def auto(project_name, no_embeddings, dry_run, as_json):
     with database.session() as session:
         project = project_or_exit(session, project_name)
         documents = open_ready_documents(session, project)
-        with progress_bar("adjudicating") as progress:
+        with progress_bar("adjudicating") as progress, deferred_marks(session):
             for done, document in enumerate(documents, start=1):
                 if not as_json:  # the bar is on stderr; --json output stays one object
                     progress(done, len(documents))

@@ -1,0 +1,100 @@
+"""The numpy MiniLM encoder reproduces sentence-transformers' all-MiniLM-L6-v2 vectors.
+
+Real sentences: the first ten SALSA records' sources and simplifications (Thresh's copy of
+the SALSA example data, Heineman et al. 2023).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from annotator.align.embeddings import Embedder, default_model_path
+from annotator.align.minilm import MiniLMEncoder, is_supported
+
+SHARED = next(p / "shared" for p in Path(__file__).resolve().parents
+              if (p / "shared" / "data" / "thresh-salsa").is_dir())
+SALSA = SHARED / "data" / "thresh-salsa" / "salsa.json"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _real_sentences() -> list[str]:
+    records = json.loads(SALSA.read_text(encoding="utf-8"))[:10]
+    sentences = [text for r in records for text in (r["source"], r["target"])]
+    assert len(sentences) == 20 and len(set(sentences)) == 20
+    return sentences
+
+
+def test_numpy_encoder_matches_sentence_transformers_on_real_sentences():
+    from sentence_transformers import SentenceTransformer
+
+    sentences = _real_sentences()
+    path = default_model_path()
+    ours = MiniLMEncoder(path).encode(sentences, batch_size=7)  # several ragged batches
+    reference = SentenceTransformer(path, device="cpu").encode(
+        sentences, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
+    assert ours.shape == reference.shape == (20, 384)
+    assert ours.dtype == np.float32
+    cosines = (ours * reference).sum(axis=1)
+    assert cosines.min() >= 0.9999, cosines
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+
+
+def test_default_model_qualifies_and_a_different_pooling_does_not(tmp_path):
+    path = Path(default_model_path())
+    assert is_supported(path)
+    for name in ("config.json", "modules.json", "model.safetensors", "tokenizer.json"):
+        (tmp_path / name).symlink_to(path / name)
+    (tmp_path / "1_Pooling").mkdir()
+    pooling = json.loads((path / "1_Pooling" / "config.json").read_text(encoding="utf-8"))
+    pooling.update(pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
+    (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps(pooling), encoding="utf-8")
+    assert not is_supported(tmp_path)
+    assert not is_supported(tmp_path / "missing")
+
+
+def test_embedder_uses_numpy_encoder_offline_without_importing_torch():
+    """A fresh process with HF_HUB_OFFLINE=1: the default embedder encodes, torch stays out."""
+    script = (
+        "import sys\n"
+        "from annotator.align.embeddings import Embedder\n"
+        "from annotator.align.minilm import MiniLMEncoder\n"
+        "e = Embedder()\n"
+        "v = e.encode(['The drug lowered blood pressure.', 'Blood pressure went down.'])\n"
+        "assert isinstance(e.model, MiniLMEncoder), type(e.model)\n"
+        "print(v.shape, e.dimension(), round(float(v[0] @ v[1]), 3), 'torch' in sys.modules)\n"
+    )
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+               PYTHONPATH=str(ROOT))
+    env.pop("ANNOTATOR_EMBEDDING_BACKEND", None)
+    env.pop("ANNOTATOR_EMBEDDING_MODEL", None)
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    shape, dim, cosine, torch_loaded = done.stdout.rsplit(" ", 3)
+    assert shape.strip() == "(2, 384)" and dim == "384"
+    assert float(cosine) > 0.5  # paraphrases are close
+    assert torch_loaded.strip() == "False"
+
+
+def test_backend_switch_selects_sentence_transformers(monkeypatch):
+    monkeypatch.setenv("ANNOTATOR_EMBEDDING_BACKEND", "sentence-transformers")
+    embedder = Embedder()
+    assert not isinstance(embedder.model, MiniLMEncoder)
+    assert embedder.dimension() == 384
+
+
+def test_long_batches_are_split_without_changing_the_vectors(monkeypatch):
+    import annotator.align.minilm as minilm
+
+    sentences = _real_sentences()
+    encoder = MiniLMEncoder(default_model_path())
+    whole = encoder.encode(sentences, batch_size=20)
+    monkeypatch.setattr(minilm, "_ACTIVATION_BUDGET", 1)  # every batch halves to single texts
+    split = encoder.encode(sentences, batch_size=20)
+    assert np.allclose(whole, split, atol=1e-5)
