@@ -15,8 +15,13 @@ from annotator.adjudication.overview import apply_automatic
 from annotator.adjudication.store import open_ready_documents
 from annotator.cli import main
 from annotator.db import Database
-from annotator.models import (AdjudicationDecision, AdjudicationQueueEntry, AuditEvent,
-                              GoldEdit, Project)
+from annotator.models import (
+    AdjudicationDecision,
+    AdjudicationQueueEntry,
+    AuditEvent,
+    GoldEdit,
+    Project,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location(
