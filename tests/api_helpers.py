@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from annotator.models import Assignment
 from tests.conftest import csrf_token, login
 
@@ -35,3 +37,14 @@ def new_edit(api, aid, **overrides):
     response = api.send("POST", f"/api/assignments/{aid}/edits", body)
     assert response.status_code == 201, response.get_json()
     return response.get_json()
+
+
+# The two annotators of conftest's `study`, logged in (the API tests' usual pair).
+@pytest.fixture
+def ana(app, study):
+    return Api(app, "ana")
+
+
+@pytest.fixture
+def ben(app, study):
+    return Api(app, "ben")

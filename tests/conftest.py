@@ -20,7 +20,7 @@ from annotator.study.accounts import create_user
 # run every database test against a fresh PostgreSQL database instead of a SQLite file.
 POSTGRES_ADMIN_URL = os.environ.get("ANNOTATOR_TEST_POSTGRES_URL")
 # Shared fixtures kept in their own modules (requested by name, never imported).
-pytest_plugins = ["tests.adjudication_fixtures"]
+pytest_plugins = ["tests.adjudication_fixtures", "tests.api_helpers"]
 PASSWORD = "correct-horse-battery"
 
 

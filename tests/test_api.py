@@ -11,16 +11,6 @@ from tests.api_helpers import Api, doc_of, new_edit
 from tests.helpers import factuality_sentence_pairs
 
 
-@pytest.fixture
-def ana(app, study):
-    return Api(app, "ana")
-
-
-@pytest.fixture
-def ben(app, study):
-    return Api(app, "ben")
-
-
 def test_annotators_never_see_each_others_work(app, study, database, ana, ben):
     a_ana, a_ben = study["assignments"]["ana"][0], study["assignments"]["ben"][0]
     doc = doc_of(database, a_ben)

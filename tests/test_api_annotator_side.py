@@ -11,16 +11,6 @@ from annotator.models import Suggestion, SuggestionAction
 from tests.api_helpers import Api, doc_of, new_edit
 
 
-@pytest.fixture
-def ana(app, study):
-    return Api(app, "ana")
-
-
-@pytest.fixture
-def ben(app, study):
-    return Api(app, "ben")
-
-
 def test_a_long_answer_fits_and_the_limit_is_named(app, study, ana, monkeypatch):
     aid = study["assignments"]["ana"][0]
     made = new_edit(ana, aid)["edit"]
