@@ -29,15 +29,14 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Iterable, Mapping, Sequence
 
+from annotator.core.vocabulary import EDIT_TYPE_OF_INFOLOSSQA_CATEGORY
+
 Span = tuple[int, int]
 
-# Thresh / InfoLossQA category names -> the tool's suggestion kinds.
-KIND_ALIASES = {
-    "omission": "deletion", "deletion": "deletion",
-    "concept": "oversimplification", "fuzzy concept": "oversimplification",
-    "oversimplification": "oversimplification",
-}
 LOSS_KINDS = ("deletion", "oversimplification")
+# Thresh / InfoLossQA category names (and the kinds themselves) -> the tool's suggestion kinds.
+KIND_ALIASES = {**EDIT_TYPE_OF_INFOLOSSQA_CATEGORY, "fuzzy concept": "oversimplification",
+                **{kind: kind for kind in LOSS_KINDS}}
 
 
 @dataclass(frozen=True)

@@ -40,3 +40,8 @@ PREHIGHLIGHTERS = ("trailing", "leaked_instruction", "repetition", "semantic_out
                    "deletion", "oversimplification")
 SUGGESTION_KINDS = ("deletion", "oversimplification", "trailing", "trailing_noise",
                     "insertion", "leaked_instruction", "repetition", "semantic_outlier")
+
+# InfoLossQA's Thresh categories (Trienes et al. 2024) -> this tool's edit types: "omission" is
+# a deletion, "concept" (fuzzy concept) an oversimplification. Importers, the QA evaluation and
+# the pre-highlight measure all read the authors' files through this one map.
+EDIT_TYPE_OF_INFOLOSSQA_CATEGORY = {"omission": "deletion", "concept": "oversimplification"}

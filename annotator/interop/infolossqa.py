@@ -24,6 +24,7 @@ from typing import Any
 
 from annotator.core.shown import got
 from annotator.core.spans import span_problem
+from annotator.core.vocabulary import EDIT_TYPE_OF_INFOLOSSQA_CATEGORY
 from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.records import (
     AnnotationRecord,
@@ -40,7 +41,7 @@ from annotator.schemas import Schema
 
 # InfoLossQA's own category names -> our edit types: the one place this map is written
 # (Thresh import, the InfoLossQA format and the evaluation's QA import use it).
-EDIT_TYPE_OF_CATEGORY = {"omission": "deletion", "concept": "oversimplification"}
+EDIT_TYPE_OF_CATEGORY = EDIT_TYPE_OF_INFOLOSSQA_CATEGORY
 CATEGORY_OF_EDIT_TYPE = {v: k for k, v in EDIT_TYPE_OF_CATEGORY.items()}
 QA_KEYS = {"id", "document_id", "annotator", "category", "input_idx", "output_idx",
            "evidence", "rationale"}
