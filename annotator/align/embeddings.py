@@ -85,11 +85,19 @@ class Embedder:
         return similarity_matrix(self, a, b)
 
 
+def uses_torch(model_path: str) -> bool:
+    """Whether :func:`load_model` will go through sentence-transformers (and torch)."""
+    from .minilm import is_supported
+
+    return os.environ.get(ENV_BACKEND, "") == "sentence-transformers" or \
+        not is_supported(model_path)
+
+
 def load_model(model_path: str):
     """The numpy MiniLM encoder when the folder qualifies, else a SentenceTransformer."""
-    from .minilm import MiniLMEncoder, is_supported
+    from .minilm import MiniLMEncoder
 
-    if os.environ.get(ENV_BACKEND, "") != "sentence-transformers" and is_supported(model_path):
+    if not uses_torch(model_path):
         return MiniLMEncoder(model_path)
     from sentence_transformers import SentenceTransformer
 

@@ -20,7 +20,7 @@ import numpy as np
 from annotator.core.vocabulary import PREHIGHLIGHTERS
 
 from . import information_loss, overgeneration
-from .embeddings import Embedder, HashingEmbedder, default_embedder
+from .embeddings import Embedder, HashingEmbedder, default_embedder, default_model_path
 from .loss_ranker import ranker_from_settings
 from .ranked_losses import ranked_losses
 from .sentence_alignment import align_sentences
@@ -62,29 +62,34 @@ def _groups(src_sents, tgt_sents, src_emb, tgt_emb, sim, settings):
     return groups, alignment.unaligned_source, alignment.unaligned_target
 
 
-def _extend_to_next_group(groups, tgt_sents, unaligned_tgt):
-    """Give each group the unaligned target sentences that follow it.
+def _extend_last_group(groups, tgt_sents, unaligned_tgt):
+    """Give the last aligned group the unaligned target sentences that follow it.
 
-    SimpleOG applies the rule to everything a system produced for a source sentence;
-    at document level that is the aligned target text plus whatever unaligned sentences
-    come before the next aligned group.
+    SimpleOG applies the rule to everything a system produced for a source sentence; at
+    document level only what comes after the last aligned text of the simplification has
+    nothing after it, so only the last group's target is extended. Unaligned sentences in
+    the middle are followed by aligned text: mid-text insertions, not trailing content
+    (issue #14: "trailing content flags sentences in the middle of a text").
     """
-    extended = []
-    for k, (src, (t0, t1)) in enumerate(groups):
-        nxt = groups[k + 1][1][0] if k + 1 < len(groups) else None
-        end = t1
-        for j in unaligned_tgt:
-            s, e = tgt_sents[j]
-            if s >= t1 and (nxt is None or e <= nxt):
-                end = max(end, e)
-        extended.append((src, (t0, end)))
-    return extended
+    if not groups:
+        return groups
+    *rest, (src, (t0, t1)) = groups
+    end = max([t1] + [tgt_sents[j][1] for j in unaligned_tgt if tgt_sents[j][0] >= t1])
+    return [*rest, (src, (t0, end))]
 
 
 def _trailing(source, target, groups, tgt_sents, unaligned_tgt, settings) -> list[Suggestion]:
+    """SimpleOG's rule per aligned group, plus the unaligned target sentences.
+
+    ``trailing`` (the flagged kind) is only content after the last words a group's target
+    shares with its source (the rule), and unaligned sentences after the last aligned text
+    of the simplification (see :func:`_unaligned` for a model's aside in the middle).
+    Unaligned sentences before the first aligned one or between two aligned ones are
+    ``insertion`` (stored, shown on request).
+    """
     out = []
-    groups = _extend_to_next_group(groups, tgt_sents, unaligned_tgt)
-    for (s0, s1), (t0, t1) in groups:
+    groups = sorted(groups, key=lambda g: g[1][0])
+    for (s0, s1), (t0, t1) in _extend_last_group(groups, tgt_sents, unaligned_tgt):
         src_text, tgt_text = source[s0:s1], target[t0:t1]
         a, b = word_spans(src_text), word_spans(tgt_text)
         if len(a) > settings.max_pair_tokens or len(b) > settings.max_pair_tokens:
@@ -127,36 +132,60 @@ def _trailing(source, target, groups, tgt_sents, unaligned_tgt, settings) -> lis
                         kind="insertion", target_spans=[(t0 + ins[0], t0 + ins[1])], score=0.2,
                         method="simpleog-insertion",
                         explanation="Words added in the middle of an aligned sentence."))
-    # Unaligned target sentences have no counterpart in the original. After the last
-    # aligned group they are trailing content; in the middle they are trailing content of
-    # the preceding sentence (SimpleOG works per source sentence), unless the rule
-    # already covered them (the rule can stop early when e.g. a closing bracket of an
-    # appended aside matches one in the source).
-    covered = [sug.target_spans[0] for sug in out if sug.kind in ("trailing", "trailing_noise")]
+    out += _unaligned(target, groups, tgt_sents, unaligned_tgt, settings, out)
+    return out
+
+
+def _unaligned(target, groups, tgt_sents, unaligned_tgt, settings, found) -> list[Suggestion]:
+    """Unaligned target sentences have no counterpart in the original.
+
+    After the last aligned text they are trailing content, unless the rule already covered
+    them (it can stop early when e.g. a closing bracket of an appended aside matches one in
+    the source). Before or between aligned text they are insertions, with one exception: a
+    sentence the leaked-instruction lexicon recognises ("Note: I simplified the terms in
+    this sentence.") is the model's aside on the sentence before it, i.e. what SimpleOG's
+    rule, applied to that sentence's output, reports as trailing content.
+    """
+    covered = [sug.target_spans[0] for sug in found if sug.kind in ("trailing", "trailing_noise")]
+    asides = [sug.target_spans[0] for sug in
+              overgeneration.leaked_instructions(target, [tgt_sents[j] for j in unaligned_tgt])]
     first_aligned_start = min((t0 for _, (t0, _) in groups), default=len(target))
-    runs: list[list[int]] = []
+    last_aligned_end = max((t1 for _, (_, t1) in groups), default=len(target))
+    runs: list[list] = []   # [start, end, last sentence index, where]
     for j in unaligned_tgt:
         s, e = tgt_sents[j]
         if any(c[0] <= s and e <= c[1] for c in covered):
             continue
-        if runs and runs[-1][2] == j - 1:
+        where = ("end" if groups and s >= last_aligned_end else
+                 "start" if e <= first_aligned_start else
+                 "aside" if any(_overlaps((s, e), a) for a in asides) else "middle")
+        if runs and runs[-1][2] == j - 1 and runs[-1][3] == where:
             runs[-1][1], runs[-1][2] = e, j
         else:
-            runs.append([s, e, j])
-    for s, e, _ in runs:
+            runs.append([s, e, j, where])
+    out = []
+    for s, e, _, where in runs:
         chars = e - s
-        at_start = e <= first_aligned_start
-        kind = ("insertion" if at_start else
-                "trailing" if chars >= settings.trailing_min_chars else "trailing_noise")
+        if where in ("start", "middle"):
+            kind = "insertion"
+        else:
+            kind = "trailing" if chars >= settings.trailing_min_chars else "trailing_noise"
         if kind == "trailing_noise" and not settings.emit_trailing_noise:
             continue
         if kind == "insertion" and not settings.emit_insertions:
             continue
+        said = {"end": "after the last aligned sentence match no sentence of the original",
+                "start": "before the first aligned sentence match no sentence of the original",
+                "middle": "between aligned sentences match no sentence of the original",
+                "aside": "after a sentence's simplification match no sentence of the original "
+                         "and read like a model's aside"}
         out.append(Suggestion(
             kind=kind, target_spans=[(s, e)],
             score=0.3 if kind == "insertion" else min(1.0, 0.5 + chars / 200),
-            method="alignment-unaligned", category="other" if kind == "trailing" else None,
-            explanation=f"{chars} characters here match no sentence of the original."))
+            method="alignment-unaligned",
+            category=("leaked_instruction" if where == "aside" else "other")
+            if kind == "trailing" else None,
+            explanation=f"{chars} characters {said[where]}."))
     return out
 
 
@@ -294,11 +323,28 @@ def _losses(source, target, src_sents, tgt_sents, sim, groups, unaligned_src, se
 _worker_state: dict = {}
 
 
-def _init_worker(detectors, settings, embedder, with_alignment=False):
-    if not isinstance(embedder, HashingEmbedder):
+def _one_thread_per_worker(model_path: str | None) -> None:
+    """Each worker process gets one core: its matrix products use one thread, instead of
+    every worker starting a thread per core and the workers fighting over the cores.
+    torch is only imported for a model the numpy encoder cannot run (importing it costs
+    seconds per worker)."""
+    from .embeddings import uses_torch
+
+    if "torch" in sys.modules or (model_path is not None and uses_torch(model_path)):
         import torch
 
-        torch.set_num_threads(1)  # one core per worker process
+        torch.set_num_threads(1)
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - installed with sentence-transformers
+        return
+    threadpool_limits(1)
+
+
+def _init_worker(detectors, settings, embedder, with_alignment=False):
+    _one_thread_per_worker(None if isinstance(embedder, HashingEmbedder)
+                           else embedder if isinstance(embedder, str) else default_model_path())
+    if not isinstance(embedder, HashingEmbedder):
         # A model handle does not pickle: each worker loads the same model path itself.
         embedder = Embedder(embedder) if isinstance(embedder, str) else None
     _worker_state.update(detectors=detectors, settings=settings, embedder=embedder,
