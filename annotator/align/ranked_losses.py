@@ -9,7 +9,7 @@ inside it is merged into its explanation instead of becoming a box of its own.
 
 from __future__ import annotations
 
-from .loss_ranker import LossRanker, SentenceRow, sentence_rows
+from .loss_ranker import WHOLE_SENTENCE_THRESHOLD, LossRanker, SentenceRow, sentence_rows
 from .phrase_rendering import rendering, source_phrase
 from .suggestions import Suggestion
 
@@ -36,8 +36,9 @@ def _regions(row: SentenceRow, tgt_sents, similarity_row) -> list[Span]:
 
 def ranked_losses(source: str, target: str, src_sents: list[Span], tgt_sents: list[Span],
                   similarity, groups, candidates: list[Suggestion], ranker: LossRanker,
-                  embedder, wanted: set[str]) -> list[Suggestion]:
-    rows = sentence_rows(source, target, src_sents, similarity)
+                  embedder, wanted: set[str],
+                  whole_sentence_threshold: float = WHOLE_SENTENCE_THRESHOLD) -> list[Suggestion]:
+    rows = sentence_rows(source, target, src_sents, similarity, whole_sentence_threshold)
     index_of = {span: i for i, span in enumerate(src_sents)}
     out = []
     for row, kind, probability in ranker.choose(rows):
