@@ -64,6 +64,7 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
         evaluation,
         formatting,
         manage,
+        project_settings,
     )
 
     app.register_blueprint(auth.bp)  # first: its login check runs before any other hook
@@ -74,6 +75,7 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     app.register_blueprint(evaluation.bp)
     app.register_blueprint(datamanager.bp)
     app.register_blueprint(manage.bp)
+    app.register_blueprint(project_settings.bp)
     formatting.register(app)
     errors.register(app)
 

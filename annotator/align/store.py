@@ -1,5 +1,8 @@
 """Running the alignment engine over a project and storing its suggestions.
 
+(Learning from the project's annotations, ``--learn`` and the automatic refresh, lives in
+:mod:`annotator.align.learning_store`.)
+
 Resumable: a document is marked ``prehighlighted_at`` in the same transaction that stores
 its suggestions, and work is committed in chunks, so an interrupted run continues where it
 stopped. ``force`` recomputes everything (old suggestions and their accept/dismiss actions
@@ -12,7 +15,7 @@ from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from typing import Callable
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from annotator.models import Document, Project, Suggestion
@@ -118,104 +121,6 @@ def _pair(doc: Document) -> dict:
             for i, j in doc.sentence_pairs
         ]
     return pair
-
-
-# ------------------------------------------------------------------ learning (--learn)
-
-@dataclass
-class LearnSummary:
-    documents: int          # completed documents learnt from
-    annotations: int        # annotators' edits of a loss kind used
-    actions: int            # accept / dismiss actions used
-    thresholds: dict
-    refreshed: int          # open documents whose suggestions were recomputed
-
-
-def auto_learn_enabled(project: Project) -> bool:
-    """The lead's switch: refit before every ``prehighlight`` run of the project."""
-    return bool((project.settings or {}).get("prehighlight", {}).get("auto_learn"))
-
-
-def set_auto_learn(session: Session, project: Project, enabled: bool) -> None:
-    settings = dict(project.settings or {})
-    settings["prehighlight"] = {**settings.get("prehighlight", {}), "auto_learn": enabled}
-    project.settings = settings
-    session.commit()
-
-
-def learning_documents(session: Session, project: Project) -> list:
-    """Completed documents (at least one assignment done) with the done annotators'
-    loss edits and every accept / dismiss action on their loss suggestions."""
-    from annotator.agreement.prehighlight_agreement import Mark
-    from annotator.align.learning import LearningDocument
-    from annotator.models import Assignment, SuggestionAction
-
-    done = session.scalars(select(Assignment).join(Document).where(
-        Document.project_id == project.id, Assignment.status == "done")
-        .order_by(Assignment.document_id, Assignment.id)).all()
-    by_doc: dict[int, LearningDocument] = {}
-    for assignment in done:
-        doc = assignment.document
-        item = by_doc.setdefault(doc.id, LearningDocument(str(doc.id), doc.source, doc.target))
-        marks = []
-        for edit in assignment.edits:
-            spans = [(s.start, s.end) for s in edit.spans if s.side == "source"]
-            mark = Mark.of(edit.edit_type, spans)
-            if mark is not None:
-                marks.append(mark)
-        item.marks[str(assignment.user_id)] = marks
-    if by_doc:
-        actions = session.execute(
-            select(Suggestion.document_id, Suggestion.kind, Suggestion.source_spans,
-                   SuggestionAction.action)
-            .join(SuggestionAction, SuggestionAction.suggestion_id == Suggestion.id)
-            .where(Suggestion.document_id.in_(list(by_doc)))).all()
-        for doc_id, kind, spans, action in actions:
-            if spans:
-                by_doc[doc_id].actions.append(
-                    (kind, [tuple(s) for s in spans], action == "accepted"))
-    return list(by_doc.values())
-
-
-def learn_project(session: Session, project: Project, *, embedder=None, workers: int = 1,
-                  progress: Callable[[int, int], None] | None = None,
-                  user_id: int | None = None) -> LearnSummary:
-    """Refit the loss ranker on the project's completed documents, store it in
-    ``project.settings['align']['loss_model']`` and recompute the suggestions of the open
-    documents nobody has acted on yet (suggestions someone accepted or dismissed stay)."""
-    from annotator.align.embeddings import default_embedder
-    from annotator.align.learning import learn
-    from annotator.align.loss_ranker import ranker_from_settings
-    from annotator.models import Assignment, SuggestionAction
-
-    docs = learning_documents(session, project)
-    if not docs:
-        raise ValueError(f"project {project.name!r} has no completed documents to learn from")
-    prior = ranker_from_settings((project.settings or {}).get("align", {}).get("loss_model"))
-    model = learn(docs, embedder or default_embedder(), prior=prior,
-                  trained_on=f"{len(docs)} completed documents of project {project.name}")
-    settings = dict(project.settings or {})
-    settings["align"] = {**settings.get("align", {}), "loss_model": model.to_dict()}
-    project.settings = settings
-    session.commit()
-    completed = select(Assignment.document_id).where(Assignment.status == "done")
-    acted = select(Suggestion.document_id).join(
-        SuggestionAction, SuggestionAction.suggestion_id == Suggestion.id)
-    open_ids = list(session.scalars(select(Document.id).where(
-        Document.project_id == project.id, Document.id.not_in(completed),
-        Document.id.not_in(acted))))
-    if open_ids:
-        session.execute(update(Document).where(Document.id.in_(open_ids))
-                        .values(prehighlighted_at=None))
-        session.commit()
-        prehighlight_project(session, project, workers=workers, progress=progress,
-                             user_id=user_id)
-    audit.record(session, "prehighlight.learn", user_id=user_id, project_id=project.id,
-                 object_type="project", object_id=project.id, documents=len(docs),
-                 thresholds=model.thresholds, refreshed=len(open_ids))
-    session.commit()
-    return LearnSummary(len(docs), sum(len(m) for d in docs for m in d.marks.values()),
-                        sum(len(d.actions) for d in docs), model.thresholds, len(open_ids))
 
 
 def loss_suggestion_marks(session: Session, project: Project) -> dict:

@@ -22,8 +22,14 @@ from annotator.commands import open_database, progress_bar, project_or_exit
                    "suggestions), then recompute the suggestions of open documents nobody "
                    "has acted on.")
 @click.option("--auto-learn/--no-auto-learn", default=None,
-              help="Switch on (or off) learning before every prehighlight run of PROJECT.")
-def prehighlight(project_name, workers, force, learn, auto_learn):
+              help="Switch on (or off) automatic learning for PROJECT: a refit before every "
+                   "prehighlight run, and while annotators work a refit after every "
+                   "--refit-every newly completed documents (in the background of the web "
+                   "server; open documents re-ranked).")
+@click.option("--refit-every", type=click.IntRange(1, None), default=None, metavar="N",
+              help="With automatic learning: refit after every N newly completed documents "
+                   "(default 5).")
+def prehighlight(project_name, workers, force, learn, auto_learn, refit_every):
     """Pre-highlight candidate problems in every document of PROJECT.
 
     The schema decides which pre-highlighters run (deletions, oversimplifications,
@@ -34,22 +40,26 @@ def prehighlight(project_name, workers, force, learn, auto_learn):
     """
     workers = workers or os.cpu_count() or 1
     database = open_database()
-    from annotator.align.store import (
+    from annotator.align.learning_store import (
         auto_learn_enabled,
         learn_project,
-        prehighlight_project,
         set_auto_learn,
     )
+    from annotator.align.learning_store import refit_every as refit_every_of
+    from annotator.align.store import prehighlight_project
 
     with database.sessions() as session:
         project = project_or_exit(session, project_name)
-        if auto_learn is not None:
-            set_auto_learn(session, project, auto_learn)
-            click.echo(f"automatic learning {'on' if auto_learn else 'off'} for {project.name}")
+        if auto_learn is not None or refit_every is not None:
+            set_auto_learn(session, project, auto_learn, refit_every)
+            click.echo(f"automatic learning {'on' if auto_learn_enabled(project) else 'off'} "
+                       f"for {project.name} (refit after every {refit_every_of(project)} "
+                       "newly completed documents)")
         if learn or (auto_learn_enabled(project) and not force):
             try:
                 with progress_bar("re-ranking open documents") as progress:
-                    learned = learn_project(session, project, workers=workers, progress=progress)
+                    learned = learn_project(session, project, workers=workers, progress=progress,
+                                            trigger="learn" if learn else "auto-learn")
             except ValueError as exc:
                 if learn:
                     click.echo(f"error: {exc}", err=True)

@@ -10,7 +10,7 @@ done (with the current record), 422 does not fit the schema (with a list of prob
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, jsonify, request
+from flask import Blueprint, abort, current_app, jsonify, request
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm.exc import StaleDataError
@@ -229,4 +229,10 @@ def change_status(assignment_id: int):
                        "answer or span, or the rationale a negative rating needs). Each entry "
                        "jumps to its place.", missing=missing), 422
     db().commit()
+    if assignment.status == "done":
+        # The project's automatic pre-highlight refresh (if its lead switched it on) runs
+        # in a background thread started after the commit: this save does not wait for it.
+        from annotator.align.auto_refresh import after_completion
+
+        after_completion(current_app.extensions["annotator_db"], assignment.document.project)
     return jsonify(assignment=assignment_to_dict(assignment))
