@@ -19,20 +19,34 @@ from pathlib import Path
 import numpy as np
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
-    """erf by Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7, below float32 noise
-    of the activations), so no scipy is needed."""
-    sign = np.sign(x)
-    a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741
-                + t * (-1.453152027 + t * 1.061405429))))
-    return sign * (1.0 - poly * np.exp(-a * a))
-
-
 def _gelu(x: np.ndarray) -> np.ndarray:
-    """BERT's exact GELU, x * Phi(x), as in transformers' ``gelu`` (not the tanh form)."""
-    return x * 0.5 * (1.0 + _erf(x * np.float32(1.0 / np.sqrt(2.0))))
+    """BERT's exact GELU, x * Phi(x), as in transformers' ``gelu`` (not the tanh form).
+
+    Phi(x) = (1 + erf(x / sqrt 2)) / 2 with erf by Abramowitz & Stegun 7.1.26 (absolute
+    error < 1.5e-7, below float32 noise of the activations), so no scipy is needed. Written
+    with in-place operations on two float32 buffers: the feed-forward activations are the
+    largest arrays of the forward pass, and a temporary per operation made this function
+    take a third of the encoding time.
+    """
+    z = x * np.float32(1.0 / np.sqrt(2.0))
+    a = np.abs(z)
+    t = np.multiply(a, np.float32(0.3275911))
+    t += np.float32(1.0)
+    np.reciprocal(t, out=t)
+    poly = t * np.float32(1.061405429)
+    for coefficient in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly += np.float32(coefficient)
+        poly *= t
+    np.square(a, out=a)
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    poly *= a                                   # 1 - erf(|z|)
+    np.subtract(np.float32(1.0), poly, out=poly)
+    poly *= np.sign(z)                          # erf(z)
+    poly += np.float32(1.0)
+    poly *= np.float32(0.5)                     # Phi(x)
+    poly *= x
+    return poly
 
 
 # Largest activation of a forward pass, in floats (4 M = 16 MB; a few copies live at once).
