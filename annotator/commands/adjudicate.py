@@ -165,3 +165,17 @@ def status(project_name):
                        f"open: {e.open['summary']}")
         if not entries:
             click.echo("no document is ready: annotators mark documents done first")
+
+
+@adjudicate.command("refresh-queue")
+@click.argument("project_name", metavar="PROJECT")
+def refresh_queue(project_name):
+    """Recompute PROJECT's adjudication queue entries left stale (every change recomputes
+    its own document's entry when it commits; this repairs one that failed)."""
+    from annotator.adjudication.queue import refresh_stale
+
+    database = open_database(upgrade=False)
+    with database.session() as session:
+        project = project_or_exit(session, project_name)
+        count = refresh_stale(session, project.id)
+    click.echo(f"{count} queue entr{'y' if count == 1 else 'ies'} recomputed for {project.name}")
