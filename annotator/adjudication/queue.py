@@ -98,6 +98,20 @@ def deferred_marks(session: Session):
             _bump(session, documents, assignments)
 
 
+def settle(session: Session, document_ids: list[int]) -> None:
+    """For batch runs, inside :func:`deferred_marks` and ``batch_reads``: mark these
+    documents changed and recompute their entries now, while their reads are still
+    memoised, instead of reading everything again when the run commits."""
+    session.flush()
+    deferred = session.info.get(_DEFERRED)
+    if deferred is not None:
+        deferred[0].difference_update(document_ids)
+    mark_changed(session.connection(), sorted(document_ids))
+    _recompute_chunk(session, session.execute(select(
+        AdjudicationQueueEntry.document_id, AdjudicationQueueEntry.changes).where(
+        AdjudicationQueueEntry.document_id.in_(sorted(document_ids)))).all())
+
+
 def _bump(session: Session, documents: set, assignments: set) -> None:
     connection = session.connection()
     if assignments:
@@ -176,6 +190,18 @@ def refresh_stale(session: Session, project_id: int | None = None) -> int:
 
 
 def _recompute(session: Session, stale) -> None:
+    """Recompute ``(document_id, changes)`` entries, the reads of 100 documents at a time."""
+    from annotator.adjudication.store import batch_reads, preload_original_assignments
+
+    stale = list(stale)
+    for start in range(0, len(stale), 100):
+        chunk = stale[start:start + 100]
+        with batch_reads(session):  # an entry's parts read the same assignments
+            preload_original_assignments(session, [d for d, _ in chunk])
+            _recompute_chunk(session, chunk)
+
+
+def _recompute_chunk(session: Session, stale) -> None:
     from annotator.adjudication.overview import document_entry
 
     for document_id, changes in stale:
