@@ -5,6 +5,7 @@ open documents' loss suggestions, keeping the ones an annotator acted on. Real d
 
 import json
 import threading
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from click.testing import CliRunner
@@ -132,7 +133,10 @@ def test_completing_the_nth_document_refits_and_reranks_open_documents(
     assert entered.wait(600), "the Nth completed document starts a refit"
     assert _refits(database, project_id) == []  # the Nth save came back; the refit waits
     with database.session() as session:
-        assert session.get(Project, project_id).settings["prehighlight"]["refresh_running"]
+        project = session.get(Project, project_id)
+        assert project.settings["prehighlight"]["refresh_running"]
+        # A second completion while the refit runs starts nothing (one per project).
+        assert auto_refresh.after_completion(database, project) is None
     gate.set()
     auto_refresh.wait_for_refreshes(600)
 
@@ -244,3 +248,25 @@ def test_cli_switch_with_refit_every(env, tmp_path):
         assert session.scalar(select(AuditEvent.id).where(
             AuditEvent.action == "prehighlight.auto_learn"))
     database.dispose()
+
+
+def test_claim_is_one_at_a_time_across_sessions(database, project_id):
+    """What keeps two gunicorn workers from refitting one project together: a claim in the
+    project's versioned settings; a claim older than the timeout counts as dead."""
+    first, second = database.sessions(), database.sessions()
+    try:
+        p1, p2 = first.get(Project, project_id), second.get(Project, project_id)
+        assert auto_refresh._claim(first, p1)
+        assert not auto_refresh._claim(second, p2), "stale version: the other one claimed"
+        second.refresh(p2)
+        assert not auto_refresh._claim(second, p2), "a fresh claim is respected"
+        old = (datetime.now(timezone.utc) - auto_refresh.CLAIM_TIMEOUT
+               - timedelta(minutes=1)).isoformat()
+        settings = dict(p2.settings)
+        settings["prehighlight"] = {**settings["prehighlight"], "refresh_running": old}
+        p2.settings = settings
+        second.commit()
+        assert auto_refresh._claim(second, p2), "a claim from a process that died is taken over"
+    finally:
+        first.close()
+        second.close()

@@ -63,13 +63,17 @@ def last_fit(project: Project) -> dict:
     return dict(_prehighlight_settings(project).get("last_fit") or {})
 
 
-def update_prehighlight_settings(session: Session, project: Project, **changes) -> None:
-    """Merge ``changes`` into ``settings['prehighlight']`` and commit.
+def update_prehighlight_settings(session: Session, project: Project, *,
+                                 audit_event: dict | None = None, **changes) -> None:
+    """Merge ``changes`` into ``settings['prehighlight']`` and commit (with the audit event
+    ``audit_event``, keyword arguments of :func:`annotator.study.audit.record`, if given).
 
     Projects carry a version counter: if another session changed the project in between
     (a lead's switch, a refit in another worker), reload it and apply the change again.
     """
     for attempt in range(3):
+        if audit_event is not None:
+            audit.record(session, **audit_event)
         settings = dict(project.settings or {})
         settings["prehighlight"] = {**settings.get("prehighlight", {}), **changes}
         project.settings = settings
@@ -98,10 +102,10 @@ def set_auto_learn(session: Session, project: Project, enabled: bool | None = No
         changes["refit_every"] = every
     if not changes:
         return
-    audit.record(session, "prehighlight.auto_learn", user_id=user_id, project_id=project.id,
-                 object_type="project", object_id=project.id, before=before,
-                 after={**before, **changes})
-    update_prehighlight_settings(session, project, **changes)
+    update_prehighlight_settings(session, project, audit_event=dict(
+        action="prehighlight.auto_learn", user_id=user_id, project_id=project.id,
+        object_type="project", object_id=project.id, before=before,
+        after={**before, **changes}), **changes)
 
 
 def completed_document_count(session: Session, project: Project) -> int:
