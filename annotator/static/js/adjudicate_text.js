@@ -31,7 +31,7 @@ export function marksFor(side, state) {
 
 /** Draw one side's text with its marks into `container` (a `.adj-text[data-side]`). */
 export function renderText(container, text, marks, colours) {
-  const { cps } = renderMarkedText(container, text, marks, (seg, covering) => {
+  const decorate = (seg, covering) => {
     const annotators = [...new Set(covering.filter((m) => m.annotator).map((m) => m.annotator))].sort();
     const suggestions = covering.filter((m) => m.suggestion);
     const titles = [];
@@ -49,7 +49,8 @@ export function renderText(container, text, marks, colours) {
       titles.push("pre-highlight: " + suggestions.map((m) => m.suggestion.explanation || m.suggestion.kind).join("; "));
     }
     if (titles.length) seg.title = titles.join(" · ");
-  });
+  };
+  const { cps } = renderMarkedText(container, text, marks, { decorate });
   cpsBySide[container.dataset.side] = cps;
 }
 

@@ -2,7 +2,8 @@
 // hover tooltips, and accept (-> a pre-filled edit) / dismiss, both recorded on the server.
 
 import { api } from "./api.js";
-import { el, fill, optionLabel, snippet } from "./edit_form.js";
+import { el, fill } from "./dom.js";
+import { optionLabel, snippet } from "./edit_form.js";
 import { kindLabel, visibleSuggestions } from "./highlights.js";
 import { snapshot } from "./undo.js";
 
