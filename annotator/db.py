@@ -61,10 +61,15 @@ class Database:
             session.close()
 
     def upgrade(self) -> None:
-        """Bring the schema to the newest migration (creates it on an empty database)."""
+        """Bring the schema to the newest migration (creates it on an empty database), then
+        compute the adjudication queue entries a migration (or a failed recomputation) left
+        stale: writes belong here, at start-up, never in a page view."""
+        from annotator.adjudication.queue import refresh_stale
         from annotator.migrations import upgrade
 
         upgrade(self.engine)
+        with self.session() as session:
+            refresh_stale(session)
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -5,6 +5,7 @@ reconciliation of the database against every save the clients saw acknowledged.
     python benchmarks/load_test.py --database-url postgresql://...         # PostgreSQL
     python benchmarks/load_test.py --crash                                 # SIGKILL mid-run
     python benchmarks/load_test.py --import-documents 250000 --seconds 300 # import meanwhile
+    python benchmarks/load_test.py --think 2                               # people's pace
 
 Each simulated annotator logs in, loads its documents, creates edits, updates them with
 the version it was given, and deliberately sends conflicting saves: a save with an old
@@ -133,8 +134,18 @@ class Server:
             self.process.wait(timeout=20)
 
 
-def annotator_loop(base: str, username: str, deadline: float, ledger: Ledger, seed: int):
+def annotator_loop(base: str, username: str, deadline: float, ledger: Ledger, seed: int,
+                   think: float = 0.0):
+    """One simulated annotator. ``think`` is the mean pause (seconds, drawn uniformly
+    between half and one and a half times it) before each action, as a person reads and
+    types; 0 hammers the server as fast as it answers (a stress test, not a workload)."""
     rng = random.Random(seed)
+
+    def pause():
+        if think:
+            time.sleep(min(max(0.0, deadline - time.monotonic()),
+                           rng.uniform(0.5 * think, 1.5 * think)))
+
     with httpx.Client(base_url=base, timeout=15, follow_redirects=False) as client:
         token = login(client, username, deadline)
         if token is None:
@@ -148,7 +159,9 @@ def annotator_loop(base: str, username: str, deadline: float, ledger: Ledger, se
                     assignments = [int(x) for x in _assignment_ids(page.text)]
                     continue
                 assignment = rng.choice(assignments)
+                pause()
                 call(client, ledger, "GET", f"/api/assignments/{assignment}")
+                pause()
                 created = call(client, ledger, "POST", f"/api/assignments/{assignment}/edits",
                                headers=headers, json={
                                    "edit_type": "deletion",
@@ -159,6 +172,7 @@ def annotator_loop(base: str, username: str, deadline: float, ledger: Ledger, se
                 edit = created.json()["edit"]
                 ledger.ack(edit)
                 stale_version = edit["version"]
+                pause()
                 updated = save(client, ledger, headers, edit, f"u-{rng.random():.6f}")
                 if updated is None:
                     continue
@@ -281,7 +295,7 @@ def run_import(env: dict, tmp: str, count: int, window: dict) -> None:
 
 def run(database_url: str | None = None, *, annotators: int = 20, seconds: float = 60,
         workers: int = 4, documents: int = 60, crash: bool = False,
-        import_documents: int = 0) -> dict:
+        import_documents: int = 0, think: float = 0.0) -> dict:
     with tempfile.TemporaryDirectory(prefix="annotator-load-") as tmp:
         database_url = database_url or f"sqlite:///{tmp}/load.sqlite3"
         prepare(database_url, annotators, documents)
@@ -299,7 +313,8 @@ def run(database_url: str | None = None, *, annotators: int = 20, seconds: float
             with ThreadPoolExecutor(max_workers=annotators + 1) as pool:
                 if import_documents:
                     importing = pool.submit(run_import, env, tmp, import_documents, window)
-                futures = [pool.submit(annotator_loop, base, f"load{i:02d}", deadline, ledger, i)
+                futures = [pool.submit(annotator_loop, base, f"load{i:02d}", deadline, ledger, i,
+                                       think)
                            for i in range(annotators)]
                 if crash:
                     time.sleep(seconds / 2)
@@ -317,7 +332,7 @@ def run(database_url: str | None = None, *, annotators: int = 20, seconds: float
               if window.get("start", 0) <= t <= window.get("end", float("inf"))]
     return {
         "database": database_url.split(":", 1)[0], "annotators": annotators, "seconds": seconds,
-        "crash": crash, "requests": len(ledger.latencies),
+        "crash": crash, "think_seconds": think, "requests": len(ledger.latencies),
         "latency_ms": {"p50": percentile(ledger.latencies, 50),
                        "p95": percentile(ledger.latencies, 95),
                        "p99": percentile(ledger.latencies, 99)},
@@ -345,10 +360,13 @@ def main(argv=None):
     parser.add_argument("--crash", action="store_true", help="SIGKILL the server mid-run")
     parser.add_argument("--import-documents", type=int, default=0,
                         help="run an import of this many documents during the load")
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="mean seconds an annotator pauses before each action (0: no "
+                             "pause, a stress test)")
     args = parser.parse_args(argv)
     result = run(args.database_url, annotators=args.annotators, seconds=args.seconds,
                  workers=args.workers, documents=args.documents, crash=args.crash,
-                 import_documents=args.import_documents)
+                 import_documents=args.import_documents, think=args.think)
     print(json.dumps(result, indent=2))
     ok = (result["acknowledged_saves_missing"] == 0 and result["stale_saves_accepted"] == 0
           and result["5xx"] == 0 and (not result["import"] or result["import"]["exit_code"] == 0))

@@ -80,11 +80,31 @@ def test_batched_command_decides_what_the_per_document_path_decides(tmp_path, mo
     assert 0 < summary["completed"] < 24
     queues = {"batched": batched.pop("queue"), "single": single.pop("queue")}
     assert batched == single
-    # every decided document's queue entry was bumped and left stale, in both paths (the
-    # per-document path bumps once per flush, the batched one once per run)
+    # every decided document's queue entry was bumped (the per-document path once per
+    # flush, the batched one once per run) and recomputed when the run committed
     decided = {d[0] for d in batched["decisions"]}
     assert len(decided) == 24
     for queue in queues.values():
         for doc in decided:
             stale, changes = queue[doc]
-            assert stale and changes > built[doc][1], (doc, queue[doc], built[doc])
+            assert not stale and changes > built[doc][1], (doc, queue[doc], built[doc])
+
+    # ... and holds what a full computation of the queue gives, in both databases
+    from annotator.adjudication.overview import adjudication_queue
+    from annotator.adjudication.queue import stored_queue
+
+    for url in urls.values():
+        database = Database(url)
+        with database.session() as session:
+            project = session.scalars(select(Project).where(Project.name == "salsa")).one()
+            stored = stored_queue(session, project.id).entries
+            full = adjudication_queue(session, project)
+            assert stored_queue(session, project.id).stale == 0
+            assert len(stored) == len(full) == 24
+            assert ([(e.document.external_id, round(e.agreement, 6), e.open["total"],
+                      e.open["summary"], e.status, e.fields_in_dispute, e.annotators)
+                     for e in stored]
+                    == [(e.document.external_id, round(e.agreement, 6), e.open["total"],
+                         e.open["summary"], e.status, e.fields_in_dispute, e.annotators)
+                        for e in full])
+        database.dispose()

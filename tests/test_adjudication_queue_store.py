@@ -30,8 +30,8 @@ def test_stored_queue_equals_the_full_computation_and_follows_each_change(databa
 
     with database.session() as session:  # q3 done by both: it joins the queue
         mark_done(session, load(session, qa_study, "q3"), "ana", "ben")
-    with database.session() as session:
-        assert refresh_stale(session, qa_study["project_id"]) == 1  # only q3 recomputed
+    with database.session() as session:  # recomputed when that change committed
+        assert refresh_stale(session, qa_study["project_id"]) == 0
         assert stored_queue(session, qa_study["project_id"]).total == 3
 
     with database.session() as session:  # q2 decided and completed: it moves down
@@ -82,6 +82,67 @@ def test_a_change_during_recomputation_keeps_the_entry_stale(database, qa_study,
         assert refresh_stale(session, qa_study["project_id"]) == 1
         entry = session.get(AdjudicationQueueEntry, q1)
         assert entry.computed == entry.changes
+
+
+def _writes_during(database, action):
+    """The INSERT / UPDATE / DELETE statements the engine runs while ``action()`` runs."""
+    from sqlalchemy import event
+
+    seen = []
+
+    def record(_conn, _cursor, statement, *_args):
+        if statement.lstrip().split(None, 1)[0].upper() in ("INSERT", "UPDATE", "DELETE"):
+            seen.append(statement)
+
+    event.listen(database.engine, "before_cursor_execute", record)
+    try:
+        action()
+    finally:
+        event.remove(database.engine, "before_cursor_execute", record)
+    return seen
+
+
+def test_the_queue_page_only_reads_and_changes_are_current_when_they_commit(
+        app, client, database, qa_study):
+    login(client, "lee")
+    url = f"/projects/{qa_study['project_id']}/adjudicate"
+    with database.session() as session:
+        mark_done(session, load(session, qa_study, "q3"), "ana", "ben")
+    pages = []
+    writes = _writes_during(database, lambda: pages.append(client.get(url)))
+    assert pages[0].status_code == 200 and 'data-document="q3"' in pages[0].get_data(True)
+    assert writes == []
+
+
+def test_a_failed_recomputation_keeps_the_save_and_is_shown_and_repaired(
+        app, client, database, qa_study, monkeypatch, tmp_path, caplog):
+    from click.testing import CliRunner
+
+    from annotator.adjudication import overview
+    from annotator.cli import main
+
+    def broken(session, document):
+        raise RuntimeError("queue bug")
+
+    monkeypatch.setattr(overview, "document_entry", broken)
+    with database.session() as session:  # the save itself commits
+        mark_done(session, load(session, qa_study, "q3"), "ana", "ben")
+    assert "queue bug" in caplog.text
+    with database.session() as session:
+        statuses = {a.status for a in load(session, qa_study, "q3").assignments}
+        assert statuses == {"done"}
+        assert session.get(AdjudicationQueueEntry, qa_study["docs"]["q3"]).stale
+    login(client, "lee")
+    page = client.get(f"/projects/{qa_study['project_id']}/adjudicate").get_data(as_text=True)
+    assert 'id="queue-stale"' in page and "1 changed document could not" in page
+
+    monkeypatch.undo()
+    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", database.url)
+    monkeypatch.setenv("ANNOTATOR_INSTANCE_PATH", str(tmp_path / "instance"))
+    done = CliRunner().invoke(main, ["adjudicate", "refresh-queue", "qa"])
+    assert done.exit_code == 0 and "1 queue entry recomputed for qa" in done.output
+    page = client.get(f"/projects/{qa_study['project_id']}/adjudicate").get_data(as_text=True)
+    assert 'id="queue-stale"' not in page and 'data-document="q3"' in page
 
 
 def test_queue_page_pages_through_ready_documents(app, client, database, qa_study,

@@ -19,8 +19,10 @@ from annotator.adjudication.store import (
     decided_units,
     edit_snapshot,
     grouping_decision,
+    new_decision,
     original_assignments,
     record,
+    recorded,
     require_open,
     source_edits,
     state_of,
@@ -48,7 +50,7 @@ def _unit_for(session, document, edit_ids, checked=None) -> tuple[Unit, list]:
 
 
 def _gold_edit(session, document, decision, edit_type, fields, spans, source_ids) -> GoldEdit:
-    gold = GoldEdit(document_id=document.id, decision_id=decision.id, edit_type=edit_type,
+    gold = GoldEdit(document_id=document.id, decision=decision, edit_type=edit_type,
                     fields=fields, spans=spans, source_edit_ids=sorted(source_ids))
     session.add(gold)
     return gold
@@ -56,14 +58,15 @@ def _gold_edit(session, document, decision, edit_type, fields, spans, source_ids
 
 def _decide(session, document, kind, user, edits, outcomes, note,
             automatic=False) -> AdjudicationDecision:
-    decision = record(session, document, kind, user, automatic=automatic,
-                      item_key=unit_key([e.id for e in edits]),
-                      source_edit_ids=[e.id for e in edits],
-                      before=[edit_snapshot(e) for e in edits], after=outcomes, note=note)
+    decision = new_decision(session, document, kind, user, automatic=automatic,
+                            item_key=unit_key([e.id for e in edits]),
+                            source_edit_ids=[e.id for e in edits],
+                            before=[edit_snapshot(e) for e in edits], after=outcomes, note=note)
     for o in outcomes:
         _gold_edit(session, document, decision, o["edit_type"], o["fields"], o["spans"],
                    o["source_edit_ids"])
-    session.flush()
+    session.flush()  # one flush for the decision and its gold edits
+    recorded(session, document, decision)
     return decision
 
 

@@ -38,12 +38,13 @@ from annotator.models import AdjudicationDecision, AdjudicationState, Document, 
 from annotator.study.projects import project_schema
 
 
-def open_items(session: Session, document: Document, units: list[Unit] | None = None) -> dict:
+def open_items(session: Session, document: Document, units: list[Unit] | None = None,
+               items: list | None = None) -> dict:
     if units is None:
         units = current_units(session, document, freeze=False)
     decided = decided_units(session, document)
     undecided = [u for u in units if u.key not in decided]
-    items = rating_items(session, document)
+    items = rating_items(session, document) if items is None else items
     unresolved = [i for i in items if i.gold is None]
     waiting = [i for i in unresolved if i.pending_tiebreak]
     total = len(undecided) + len(unresolved)
@@ -170,14 +171,15 @@ def document_entry(session: Session, document: Document) -> QueueEntry | None:
             for name in categorical.get(edit_type, []):
                 if disagreement([views[i].fields.get(name) for i in unit.edit_ids]) > 0:
                     disputed.add(f"{edit_type}.{name}")
-    for item in rating_items(session, document):
+    items = rating_items(session, document)
+    for item in items:
         d = disagreement(list(item.values.values()))
         scores.append(1.0 - d)
         if d > 0:
             disputed.add(item.field)
     return QueueEntry(document=document, annotators=everyone,
                       agreement=sum(scores) / len(scores) if scores else 1.0,
-                      open=open_items(session, document, units),
+                      open=open_items(session, document, units, items),
                       status=state.status if state else "open",
                       fields_in_dispute=sorted(disputed))
 

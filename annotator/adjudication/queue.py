@@ -8,21 +8,26 @@ computing all of them on every page view took 155 s at 100k documents. So:
    (one UPSERT per flush, in the same transaction: nothing can change a document without
    marking it; batch commands wrap their loop in :func:`deferred_marks` for one UPSERT
    per run, still inside the transaction);
-2. the queue page recomputes only entries whose ``computed`` lags ``changes`` (a handful
-   after each action), writing each with ``WHERE changes = <value read>`` so that a change
-   committed meanwhile keeps the entry stale instead of being overwritten;
-3. the page reads one page of ready entries in order from an index.
+2. just before that transaction commits, the entries it marked are recomputed (a handful
+   after each action; a whole batch run's documents once at its end), each written with
+   ``WHERE changes = <value read>`` so that a change committed meanwhile keeps the entry
+   stale instead of being overwritten;
+3. the page only reads: one page of ready entries in order from an index. Reads never
+   write; an entry left stale (its recomputation failed, or a migration created it) is
+   counted on the page and recomputed by the next change of its document or by
+   :func:`refresh_stale` (run after every schema upgrade).
 
 The entry itself is :func:`annotator.adjudication.overview.document_entry` (unchanged).
 """
 
 from __future__ import annotations
 
+import logging
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from sqlalchemy import event, select, update
+from sqlalchemy import event, func, select, update
 from sqlalchemy.orm import Session
 
 from annotator.models import (
@@ -37,6 +42,8 @@ from annotator.models import (
     Rating,
     TieBreakRequest,
 )
+
+log = logging.getLogger(__name__)
 
 PAGE_SIZE = 100
 _BY_DOCUMENT = (Assignment, AdjudicationDecision, AdjudicationState, GoldEdit, GoldRating,
@@ -56,6 +63,7 @@ def _touched(session: Session, _context, _instances) -> None:
 
 
 _DEFERRED = "queue_deferred"
+_TO_REFRESH = "queue_refresh"  # documents marked in this transaction, recomputed at commit
 
 
 def _mark(session: Session, _context) -> None:
@@ -90,6 +98,20 @@ def deferred_marks(session: Session):
             _bump(session, documents, assignments)
 
 
+def settle(session: Session, document_ids: list[int]) -> None:
+    """For batch runs, inside :func:`deferred_marks` and ``batch_reads``: mark these
+    documents changed and recompute their entries now, while their reads are still
+    memoised, instead of reading everything again when the run commits."""
+    session.flush()
+    deferred = session.info.get(_DEFERRED)
+    if deferred is not None:
+        deferred[0].difference_update(document_ids)
+    mark_changed(session.connection(), sorted(document_ids))
+    _recompute_chunk(session, session.execute(select(
+        AdjudicationQueueEntry.document_id, AdjudicationQueueEntry.changes).where(
+        AdjudicationQueueEntry.document_id.in_(sorted(document_ids)))).all())
+
+
 def _bump(session: Session, documents: set, assignments: set) -> None:
     connection = session.connection()
     if assignments:
@@ -97,6 +119,33 @@ def _bump(session: Session, documents: set, assignments: set) -> None:
             Assignment.id.in_(sorted(assignments)))))
     if documents:
         mark_changed(connection, sorted(documents))
+        session.info.setdefault(_TO_REFRESH, set()).update(documents)
+
+
+def _refresh_marked(session: Session) -> None:
+    """``before_commit``: recompute the entries this transaction marked, so the queue is
+    current the moment the change is visible. The entry is derived data: if computing it
+    fails, the change still commits, the entry stays stale (the queue page counts it) and
+    the error is logged."""
+    for _ in range(3):  # recomputing reads only; a second round is a safety margin
+        session.flush()
+        documents = session.info.pop(_TO_REFRESH, None)
+        if not documents:
+            return
+        try:
+            _recompute(session, session.execute(select(
+                AdjudicationQueueEntry.document_id, AdjudicationQueueEntry.changes).where(
+                AdjudicationQueueEntry.document_id.in_(sorted(documents)),
+                AdjudicationQueueEntry.stale.is_(True))).all())
+        except Exception:  # noqa: BLE001 - derived data must not cost the user's save
+            log.exception("adjudication queue: recomputing documents %s failed; left stale",
+                          sorted(documents))
+            return
+
+
+def _forget_marks(session: Session, _previous_transaction=None) -> None:
+    for key in ("queue_documents", "queue_assignments", _TO_REFRESH):
+        session.info.pop(key, None)
 
 
 def mark_changed(connection, document_ids: list[int]) -> None:
@@ -120,20 +169,41 @@ def listen(session_class=Session) -> None:
     if not event.contains(session_class, "before_flush", _touched):
         event.listen(session_class, "before_flush", _touched)
         event.listen(session_class, "after_flush", _mark)
+        event.listen(session_class, "before_commit", _refresh_marked)
+        event.listen(session_class, "after_rollback", _forget_marks)
 
 
 def _bars(names) -> str:
     return "|" + "".join(f"{n}|" for n in names)
 
 
-def refresh_stale(session: Session, project_id: int) -> int:
-    """Recompute the project's stale entries; returns how many."""
+def refresh_stale(session: Session, project_id: int | None = None) -> int:
+    """Recompute the stale entries (of one project, or all); returns how many. A write
+    command's job (run after schema upgrades), never a page view's."""
+    query = select(AdjudicationQueueEntry.document_id, AdjudicationQueueEntry.changes).where(
+        AdjudicationQueueEntry.stale.is_(True))
+    if project_id is not None:
+        query = query.where(AdjudicationQueueEntry.project_id == project_id)
+    stale = session.execute(query).all()
+    _recompute(session, stale)
+    return len(stale)
+
+
+def _recompute(session: Session, stale) -> None:
+    """Recompute ``(document_id, changes)`` entries, the reads of 100 documents at a time."""
+    from annotator.adjudication.store import batch_reads, preload_original_assignments
+
+    stale = list(stale)
+    for start in range(0, len(stale), 100):
+        chunk = stale[start:start + 100]
+        with batch_reads(session):  # an entry's parts read the same assignments
+            preload_original_assignments(session, [d for d, _ in chunk])
+            _recompute_chunk(session, chunk)
+
+
+def _recompute_chunk(session: Session, stale) -> None:
     from annotator.adjudication.overview import document_entry
 
-    stale = session.execute(select(AdjudicationQueueEntry.document_id,
-                                   AdjudicationQueueEntry.changes).where(
-        AdjudicationQueueEntry.project_id == project_id,
-        AdjudicationQueueEntry.stale.is_(True))).all()
     for document_id, changes in stale:
         document = session.get(Document, document_id)
         entry = document_entry(session, document)
@@ -148,7 +218,6 @@ def refresh_stale(session: Session, project_id: int) -> int:
             AdjudicationQueueEntry.document_id == document_id,
             AdjudicationQueueEntry.changes == changes).values(**values)
             .execution_options(synchronize_session=False))
-    return len(stale)
 
 
 @dataclass
@@ -157,20 +226,19 @@ class QueuePage:
     total: int
     page: int
     pages: int
+    stale: int  # entries whose document changed and whose recomputation has not happened
 
 
 def stored_queue(session: Session, project_id: int, *, field_name: str | None = None,
                  pair: tuple[str, str] | None = None, page: int = 1) -> QueuePage:
-    """One page of the ready documents, open before adjudicated, least agreement first."""
-    refresh_stale(session, project_id)
+    """One page of the ready documents, open before adjudicated, least agreement first.
+    Reads only (see the module docstring)."""
     q = AdjudicationQueueEntry
     where = [q.project_id == project_id, q.ready.is_(True)]
     if field_name:
         where.append(q.disputed.contains(f"|{field_name}|", autoescape=True))
     for name in pair or ():
         where.append(q.annotators.contains(f"|{name}|", autoescape=True))
-    from sqlalchemy import func
-
     total = session.scalar(select(func.count()).select_from(q).where(*where)) or 0
     pages = max(1, -(-total // PAGE_SIZE))
     page = min(max(1, page), pages)
@@ -185,4 +253,6 @@ def stored_queue(session: Session, project_id: int, *, field_name: str | None = 
         open={"total": row.open_total, "summary": row.open_summary},
         fields_in_dispute=[n for n in row.disputed.split("|") if n],
         status="complete" if row.complete else "open") for row, external_id in rows]
-    return QueuePage(entries, total, page, pages)
+    stale = session.scalar(select(func.count()).select_from(q).where(
+        q.project_id == project_id, q.stale.is_(True))) or 0
+    return QueuePage(entries, total, page, pages, stale)

@@ -91,22 +91,38 @@ def history(session: Session, document: Document) -> list[AdjudicationDecision]:
 def record(session: Session, document: Document, kind: str, user: User | None, *,
            automatic: bool = False, item_key: str = "", source_edit_ids=(), before=None,
            after=None, note: str = "") -> AdjudicationDecision:
-    state = state_of(session, document)
+    """A decision, flushed (it has its id) and audited."""
+    decision = new_decision(session, document, kind, user, automatic=automatic,
+                            item_key=item_key, source_edit_ids=source_edit_ids,
+                            before=before, after=after, note=note)
+    session.flush()
+    recorded(session, document, decision)
+    return decision
+
+
+def new_decision(session: Session, document: Document, kind: str, user: User | None, *,
+                 automatic: bool = False, item_key: str = "", source_edit_ids=(),
+                 before=None, after=None, note: str = "") -> AdjudicationDecision:
+    """A decision added to the session, not flushed yet: a caller adding its gold edits
+    flushes once for both, then calls :func:`recorded` (batch runs make thousands)."""
     decision = AdjudicationDecision(
-        document_id=document.id, round=state.round, kind=kind, automatic=automatic,
-        user_id=user.id if user else None, item_key=item_key,
+        document_id=document.id, round=state_of(session, document).round, kind=kind,
+        automatic=automatic, user_id=user.id if user else None, item_key=item_key,
         source_edit_ids=sorted(source_edit_ids), before=before, after=after,
         note=(note or "").strip())
     session.add(decision)
-    session.flush()
+    return decision
+
+
+def recorded(session: Session, document: Document, decision: AdjudicationDecision) -> None:
+    """After the flush that gave ``decision`` its id: the batch memo and the audit trail."""
     memo = session.info.get(_MEMO)
     if memo is not None and ("decisions", document.id) in memo:
         memo[("decisions", document.id)].append(decision)
-    audit.record(session, f"adjudication.{kind}", user_id=decision.user_id,
+    audit.record(session, f"adjudication.{decision.kind}", user_id=decision.user_id,
                  project_id=document.project_id, object_type="document",
-                 object_id=document.id, decision_id=decision.id, item=item_key,
-                 automatic=automatic)
-    return decision
+                 object_id=document.id, decision_id=decision.id, item=decision.item_key,
+                 automatic=decision.automatic)
 
 
 def require_open(session: Session, document: Document) -> AdjudicationState:
@@ -193,6 +209,30 @@ def _memo(session: Session, key: tuple, compute: Callable):
     return memo[key]
 
 
+def preload_original_assignments(session: Session, document_ids: list[int]) -> None:
+    """Inside :func:`batch_reads`: read the original assignments (edits, spans, ratings,
+    user) of many documents in one set of queries instead of one set per document."""
+    memo = session.info.get(_MEMO)
+    if memo is None or not document_ids:
+        return
+    excluded = tiebreak_assignment_ids(session, document_ids)
+    found: dict[int, list[Assignment]] = {i: [] for i in document_ids}
+    for start in range(0, len(document_ids), 500):
+        for a in session.scalars(_assignments_query().where(
+                Assignment.document_id.in_(document_ids[start:start + 500]))):
+            if a.id not in excluded:
+                found[a.document_id].append(a)
+    for document_id, assignments in found.items():
+        memo[("assignments", document_id)] = assignments
+
+
+def _assignments_query():
+    return (select(Assignment)
+            .options(selectinload(Assignment.edits).selectinload(Edit.spans),
+                     selectinload(Assignment.ratings), selectinload(Assignment.user))
+            .order_by(Assignment.id))
+
+
 def original_assignments(session: Session, document: Document) -> list[Assignment]:
     return _memo(session, ("assignments", document.id),
                  lambda: _original_assignments(session, document))
@@ -200,11 +240,8 @@ def original_assignments(session: Session, document: Document) -> list[Assignmen
 
 def _original_assignments(session: Session, document: Document) -> list[Assignment]:
     excluded = tiebreak_assignment_ids(session, [document.id])
-    rows = session.scalars(
-        select(Assignment).where(Assignment.document_id == document.id)
-        .options(selectinload(Assignment.edits).selectinload(Edit.spans),
-                 selectinload(Assignment.ratings), selectinload(Assignment.user))
-        .order_by(Assignment.id)).all()
+    rows = session.scalars(_assignments_query().where(
+        Assignment.document_id == document.id)).all()
     return [a for a in rows if a.id not in excluded]
 
 

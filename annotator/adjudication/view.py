@@ -20,6 +20,7 @@ from annotator.adjudication.store import (
     original_assignments,
     source_edits,
 )
+from annotator.core.serialise import option_dicts, schema_to_dict
 from annotator.models import AdjudicationState, Document, Suggestion, TieBreakRequest
 from annotator.study.projects import project_schema
 
@@ -73,14 +74,7 @@ def document_view(session: Session, document: Document, embed=None, *,
         "state": {"status": state.status, "round": state.round, "ready": ready,
                   "version": state.version},
         "annotators": [{"name": n, "colour": colours[n]} for n in names],
-        "schema": {"edit_types": [{"name": et.name, "label": et.label, "sides": list(et.sides),
-                                   "fields": [{"name": f.name, "label": f.label, "type": f.type,
-                                               "options": [o.value for o in f.options],
-                                               "choices": [{"value": o.value, "label": o.label}
-                                                           for o in f.options],
-                                               "required": f.required}
-                                              for f in et.fields]}
-                                  for et in schema.edit_types]},
+        "schema": schema_to_dict(schema),
         "edits": [edits[i] for i in sorted(edits)],
         "units": unit_rows,
         "ratings": [_rating_row(i, schema) for i in rating_items(session, document)],
@@ -108,7 +102,7 @@ def _rating_row(item, schema) -> dict:
             "label": item.label, "values": item.values, "tiebreak": item.tiebreak,
             "pending_tiebreak": item.pending_tiebreak, "status": item.outcome.status,
             "majority": item.outcome.value, "auto": item.auto,
-            "options": [{"value": o.value, "label": o.label} for o in spec.options],
+            "options": option_dicts(spec),
             "gold": None if item.gold is None else {"value": item.gold.value,
                                                     "method": item.gold.method,
                                                     "decision_id": item.gold.decision_id}}

@@ -52,10 +52,12 @@ def auto(project_name, no_embeddings, dry_run, as_json):
     nothing left as adjudicated. Every decision is recorded as automatic and can be undone.
     Prints what is left for the lead.
     """
-    from annotator.adjudication.overview import apply_automatic
-    from annotator.adjudication.queue import deferred_marks
-    from annotator.adjudication.rules import RulesError
-    from annotator.adjudication.store import AdjudicationError, open_ready_documents
+    from annotator.adjudication.queue import deferred_marks, settle
+    from annotator.adjudication.store import (
+        batch_reads,
+        open_ready_documents,
+        preload_original_assignments,
+    )
     from annotator.commands import progress_bar
 
     embed = _embed(no_embeddings)
@@ -67,24 +69,17 @@ def auto(project_name, no_embeddings, dry_run, as_json):
         project = project_or_exit(session, project_name)
         documents = open_ready_documents(session, project)
         with progress_bar("adjudicating") as progress, deferred_marks(session):
-            for done, document in enumerate(documents, start=1):
-                if not as_json:  # the bar is on stderr; --json output stays one object
-                    progress(done, len(documents))
-                try:
-                    result = apply_automatic(session, document, embed=embed)
-                except RulesError as exc:
-                    fail(str(exc))
-                except AdjudicationError as exc:  # pragma: no cover - the queue lists ready docs
-                    summary["left"].append({"id": document.external_id, "reason": str(exc)})
-                    continue
-                summary["documents"] += 1
-                for key in ("units_accepted", "units_merged", "units_rejected",
-                            "ratings_resolved"):
-                    summary[key] += result[key]
-                summary["completed"] += result["completed"]
-                summary["verdicts"][document.external_id] = result["verdicts"]
-                if not result["completed"]:
-                    summary["left"].append({"id": document.external_id, **result["open"]})
+            done = 0
+            for first in range(0, len(documents), 100):
+                chunk = documents[first:first + 100]
+                with batch_reads(session):  # the next 100 documents' work read in one go
+                    preload_original_assignments(session, [d.id for d in chunk])
+                    for document in chunk:
+                        done += 1
+                        if not as_json:  # the bar is on stderr; --json output stays one object
+                            progress(done, len(documents))
+                        _decide(session, document, embed, summary)
+                    settle(session, [d.id for d in chunk])  # their queue entries, now
         if dry_run:
             session.rollback()  # nothing of the run is kept
     if as_json:
@@ -104,6 +99,28 @@ def auto(project_name, no_embeddings, dry_run, as_json):
         click.echo(f"  left for the lead: {left['id']}: {left.get('summary', left.get('reason'))}")
     if not summary["left"]:
         click.echo("  nothing left for the lead")
+
+
+def _decide(session, document, embed, summary: dict) -> None:
+    """The rules on one document, added to the run's summary."""
+    from annotator.adjudication.overview import apply_automatic
+    from annotator.adjudication.rules import RulesError
+    from annotator.adjudication.store import AdjudicationError
+
+    try:
+        result = apply_automatic(session, document, embed=embed)
+    except RulesError as exc:
+        fail(str(exc))
+    except AdjudicationError as exc:  # pragma: no cover - the queue lists ready documents
+        summary["left"].append({"id": document.external_id, "reason": str(exc)})
+        return
+    summary["documents"] += 1
+    for key in ("units_accepted", "units_merged", "units_rejected", "ratings_resolved"):
+        summary[key] += result[key]
+    summary["completed"] += result["completed"]
+    summary["verdicts"][document.external_id] = result["verdicts"]
+    if not result["completed"]:
+        summary["left"].append({"id": document.external_id, **result["open"]})
 
 
 @adjudicate.command("rules")
@@ -165,3 +182,17 @@ def status(project_name):
                        f"open: {e.open['summary']}")
         if not entries:
             click.echo("no document is ready: annotators mark documents done first")
+
+
+@adjudicate.command("refresh-queue")
+@click.argument("project_name", metavar="PROJECT")
+def refresh_queue(project_name):
+    """Recompute PROJECT's adjudication queue entries left stale (every change recomputes
+    its own document's entry when it commits; this repairs one that failed)."""
+    from annotator.adjudication.queue import refresh_stale
+
+    database = open_database(upgrade=False)
+    with database.session() as session:
+        project = project_or_exit(session, project_name)
+        count = refresh_stale(session, project.id)
+    click.echo(f"{count} queue entr{'y' if count == 1 else 'ies'} recomputed for {project.name}")

@@ -62,7 +62,12 @@ def _field_to_dict(f) -> dict[str, Any]:
             "help": f.help, "level": f.level,
             # A conditional question: [field, [values]] it depends on, or null.
             "when": [f.when[0], list(f.when[1])] if getattr(f, "when", None) else None,
-            "options": [{"value": o.value, "label": o.label} for o in f.options]}
+            "options": option_dicts(f)}
+
+
+def option_dicts(field) -> list[dict[str, Any]]:
+    """A choice field's options as the pages read them: ``[{"value", "label"}]``."""
+    return [{"value": o.value, "label": o.label} for o in field.options]
 
 
 def schema_to_dict(schema) -> dict[str, Any]:

@@ -17,7 +17,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotator.adjudication.overview import document_entry
-from annotator.adjudication.queue import refresh_stale
 from annotator.adjudication.store import tiebreak_assignment_ids
 from annotator.models import (
     AdjudicationQueueEntry,
@@ -88,9 +87,8 @@ def document_rows(session: Session, project: Project) -> list[DocumentRow]:
 
 def add_scores(session: Session, project: Project, rows: list[DocumentRow]) -> None:
     """Fill agreement and open decisions of the ready and adjudicated rows from the stored
-    adjudication queue (:mod:`annotator.adjudication.queue`), recomputing only entries whose
-    document changed since; a ready document without an entry is computed directly."""
-    refresh_stale(session, project.id)
+    adjudication queue (:mod:`annotator.adjudication.queue`, kept current by every write);
+    a ready document without a current entry is computed directly."""
     wanted = {r.document.id: r for r in rows if r.status in ("ready", "adjudicated")}
     if not wanted:
         return

@@ -91,7 +91,6 @@ def queue(project_id: int):
     except ValueError:
         page = 1
     found = stored_queue(db(), project.id, field_name=field_name, pair=pair, page=page)
-    db().commit()  # the entries recomputed just now
     everyone = sorted(db().scalars(select(User.username).join(
         ProjectMember, ProjectMember.user_id == User.id).where(
         ProjectMember.project_id == project.id, ProjectMember.role == "annotator")))

@@ -15,7 +15,7 @@ export function typeSpec(state, name) {
 /** A field value as a reader should see it: the option label beside ordinal values. */
 export function valueText(field, value) {
   if (value === null || value === undefined || value === "") return "";
-  const choices = field?.choices || [];
+  const choices = field?.options || [];
   const label = (v) => {
     const c = choices.find((o) => JSON.stringify(o.value) === JSON.stringify(v));
     if (!c) return String(v);
@@ -28,7 +28,7 @@ export function valueText(field, value) {
 export function orderedFields(spec, fields) {
   const known = spec.fields.filter((f) => fields[f.name] !== undefined && fields[f.name] !== null && fields[f.name] !== "");
   const extra = Object.keys(fields).filter((k) => !spec.fields.some((f) => f.name === k))
-    .map((k) => ({ name: k, label: k, choices: [] }));
+    .map((k) => ({ name: k, label: k, options: [] }));
   return [...known, ...extra].map((f) => ({ field: f, value: fields[f.name] }));
 }
 

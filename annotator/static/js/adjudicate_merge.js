@@ -57,9 +57,9 @@ export function openMerge(card, unit, base, { state, decide, noteOf }) {
 
   for (const f of spec.fields) {
     let input;
-    if (f.choices && f.choices.length) {
+    if (f.options && f.options.length) {
       input = el("select", { name: f.name }, el("option", { value: "" }, "–"));
-      for (const o of f.choices) {
+      for (const o of f.options) {
         input.append(el("option", { value: JSON.stringify(o.value), selected: JSON.stringify(base.fields[f.name]) === JSON.stringify(o.value) },
           String(o.label) === String(o.value) ? String(o.label) : `${o.value} · ${o.label}`));
       }
