@@ -3,7 +3,7 @@
 import { el, fill } from "./dom.js";
 import { guidance } from "./guidance.js";
 import { paintSwatch } from "./highlights.js";
-import { cpSlice } from "./offsets.js";
+import { codePoints, cpSlice } from "./offsets.js";
 
 const SIDE_LABEL = { source: "Original", target: "Simplification" };
 
@@ -11,7 +11,7 @@ const SIDE_LABEL = { source: "Original", target: "Simplification" };
  *  in half). */
 export function snippet(ctx, span, max = 60) {
   const text = cpSlice(ctx.state.cps[span.side], span.start, span.end).replace(/\s+/g, " ");
-  const cps = [...text];
+  const cps = codePoints(text);
   return cps.length > max ? cps.slice(0, max - 1).join("") + "…" : text;
 }
 
