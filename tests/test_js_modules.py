@@ -115,7 +115,8 @@ def test_every_imported_name_is_exported_by_its_file(module):
 
 @pytest.mark.parametrize(("helper", "home"), [
     ("el", "dom.js"), ("fill", "dom.js"), ("typing", "dom.js"),
-    ("sortSpans", "spans.js"), ("cutSegments", "marks.js"), ("cpLength", "offsets.js"),
+    ("sortSpans", "spans.js"), ("suggestionSpans", "spans.js"), ("cutSegments", "marks.js"),
+    ("renderMarkedText", "marks.js"), ("cpLength", "offsets.js"),
 ])
 def test_each_shared_helper_is_defined_once(helper, home):
     # function helper(...), const helper = (...) => / x =>, or a re-export of the name

@@ -5,12 +5,9 @@
 
 import { renderMarkedText } from "./marks.js";
 import { rangeToOffsets, snapToWords } from "./offsets.js";
+import { suggestionSpans } from "./spans.js";
 
 const cpsBySide = {};
-
-function spanPairs(list) {
-  return (list || []).map((s) => (Array.isArray(s) ? { start: s[0], end: s[1] } : s));
-}
 
 /** Marks on one side: {start, end, annotator, editId} for edits, {suggestion} for
  * pre-highlights. */
@@ -22,7 +19,7 @@ export function marksFor(side, state) {
     }
   }
   for (const sug of state.suggestions) {
-    for (const s of spanPairs(side === "source" ? sug.source_spans : sug.target_spans)) {
+    for (const s of suggestionSpans(sug, side)) {
       marks.push({ start: s.start, end: s.end, suggestion: sug });
     }
   }

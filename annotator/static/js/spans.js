@@ -1,7 +1,7 @@
-// Spans of an edit in the browser ({side, start, end}, offsets in code points): the order
-// they are kept and shown in, and adding one to a list. Pure functions, no DOM; shared by
-// the edit operations (edits.js), undo / redo (undo.js) and the merge form of the
-// adjudication view.
+// Spans in the browser ({side, start, end}, offsets in code points): the order they are
+// kept and shown in, adding one to an edit's list, and a suggestion's spans of one side.
+// Pure functions, no DOM; shared by the edit operations (edits.js), undo / redo (undo.js),
+// suggestions and highlights of the annotation page, and the adjudication view.
 
 /** Original before simplification, then by start, then by end. */
 export function compareSpans(x, y) {
@@ -29,4 +29,11 @@ export function withSpan(spans, side, start, end) {
     return false;
   });
   return sortSpans([...kept, merged]);
+}
+
+/** A suggestion's spans on one side as [{side, start, end}] (the payload keeps them as
+ * [start, end] pairs under source_spans / target_spans; {start, end} objects are read too). */
+export function suggestionSpans(suggestion, side) {
+  const list = (side === "source" ? suggestion.source_spans : suggestion.target_spans) || [];
+  return list.map((s) => (Array.isArray(s) ? { side, start: s[0], end: s[1] } : { side, start: s.start, end: s.end }));
 }
