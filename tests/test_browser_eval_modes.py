@@ -168,6 +168,37 @@ def test_highlights_after_astral_characters_sit_on_their_words(demo, database, l
     assert seen["source"] > 0 and seen["target"] > 0  # both kinds of highlight were checked
 
 
+def test_overlapping_reference_and_model_evidence_both_show(demo, database, live_server, page):
+    """Where a reference's and a model's evidence overlap, the shared words carry both
+    highlights and each highlight still covers exactly its own span (the page once kept
+    only the span that started first)."""
+    from annotator.models import EvalRecallPair
+
+    pid = demo["demo-qa-recall"]
+    aid, doc = _assignment(database, pid, "ben", lambda s, a: s.scalar(select(EvalRecallPair.id).where(
+        EvalRecallPair.document_id == a.document_id, EvalRecallPair.candidate.is_(True))))
+    with database.session() as session:
+        pair = session.scalars(select(EvalRecallPair).where(
+            EvalRecallPair.document_id == doc, EvalRecallPair.candidate.is_(True))
+            .order_by(EvalRecallPair.id)).first()
+        source = session.get(Document, doc).source
+        start, end = pair.reference.evidence_spans[0]
+        assert end - start >= 4
+        model = [[start + (end - start) // 2, min(len(source), end + 12)]]
+        pair.prediction.evidence_spans = model
+        session.commit()
+        reference = pair.reference.evidence_spans
+    browser_login(page, live_server, "ben", PASSWORDS["ben"])
+    page.goto(f"{live_server}/assignments/{aid}")
+    page.locator("#ref-card h3").wait_for()
+    marks = page.evaluate(MARKS, "source")
+    assert all(m["text"] == source[m["a"]:m["b"]] for m in marks)
+    assert _code_points((m["a"], m["b"]) for m in marks if "hl-ref" in m["cls"]) == _code_points(reference)
+    assert _code_points((m["a"], m["b"]) for m in marks if "hl-model" in m["cls"]) == _code_points(model)
+    both = [m["text"] for m in marks if {"hl-ref", "hl-model"} <= set(m["cls"])]
+    assert both and "".join(both) == source[model[0][0]:end]
+
+
 def test_compare_reference_and_model_qa(demo, database, live_server, page):
     from annotator.models import EvalRecallPair
 
