@@ -46,6 +46,59 @@ def test_page_renders_texts_and_suggestions(page, live_server, study, database):
     assert errors == []
 
 
+SEGMENTS = """(side) => [...document.querySelectorAll(`.text[data-side=${side}] .seg`)].map((s) => ({
+    a: Number(s.dataset.a), b: Number(s.dataset.b), text: s.textContent,
+    heading: s.classList.contains('heading'),
+    edits: (s.dataset.edits || '').split(' ').filter(Boolean),
+    suggs: (s.dataset.suggs || '').split(' ').filter(Boolean).map(Number)}))"""
+
+
+def _marked(segments, test):
+    """The texts of the runs of consecutive marked segments, joined per run."""
+    runs, last = [], None
+    for s in segments:
+        if test(s):
+            if last is not None and last == s["a"]:
+                runs[-1] += s["text"]
+            else:
+                runs.append(s["text"])
+            last = s["b"]
+    return runs
+
+
+def test_marks_after_astral_characters_sit_on_their_words(page, live_server, study, database):
+    """𝛼 and 😀 are one code point each (the server's unit) but two UTF-16 units in the
+    browser: a saved edit, the pre-highlights and the section headings that come after them
+    must still be drawn on their own words, and every segment must hold exactly the code
+    points its data-a / data-b name."""
+    errors = watch_errors(page)
+    aid = study["assignments"]["ana"][0]
+    ids = prepare(database, aid, suggestions=standard_suggestions())["suggestions"]
+    assert SOURCE.index("😀") < SOURCE.index("ketamine 0.5") and TARGET.index("😀") < TARGET.index("got the drug")
+    edit_id = add_edit(database, aid, "oversimplification",
+                       fields={"question": "How much?", "answer": "0.5 mg per kg."},
+                       spans=[("source", *span(SOURCE, "ketamine 0.5\u00a0mg/kg")),
+                              ("target", *span(TARGET, "got the drug ketamine"))])
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    sides = {"source": (SOURCE, page.evaluate(SEGMENTS, "source")),
+             "target": (TARGET, page.evaluate(SEGMENTS, "target"))}
+    for text, segments in sides.values():
+        assert [(s["a"], s["b"], s["text"]) for s in segments] == [
+            (s["a"], s["b"], text[s["a"]:s["b"]]) for s in segments]
+        assert "".join(s["text"] for s in segments) == text
+    source_segments, target_segments = sides["source"][1], sides["target"][1]
+    assert _marked(source_segments, lambda s: f"e{edit_id}" in s["edits"]) == ["ketamine 0.5\u00a0mg/kg"]
+    assert _marked(target_segments, lambda s: f"e{edit_id}" in s["edits"]) == ["got the drug ketamine"]
+    assert _marked(source_segments, lambda s: ids[1] in s["suggs"]) == ["Numeric Rating Scale (NRS)"]
+    assert _marked(target_segments, lambda s: ids[1] in s["suggs"]) == ["a survey"]
+    assert _marked(target_segments, lambda s: ids[2] in s["suggs"]) == [
+        "Here is the simplified version: I chose 'rephrase' as the strategy."]
+    assert [s["text"] for s in source_segments if s["heading"]] == ["BACKGROUND:", "METHODS:", "RESULTS:"]
+    assert [s["text"] for s in target_segments if s["heading"]] == ["Background:", "Methods:", "Results:"]
+    assert errors == []
+
+
 def test_mouse_edit_accept_and_reload_keep_offsets(page, live_server, study, database):
     errors = watch_errors(page)
     aid = study["assignments"]["ana"][0]

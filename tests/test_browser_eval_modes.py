@@ -111,6 +111,94 @@ def test_rate_a_generated_qa_pair(demo, database, live_server, page):
     )
 
 
+# Astral characters (one code point in Python, two UTF-16 units in the browser) put before
+# every highlight of a document.
+ASTRAL_SOURCE = "𝛼-thalassemia 😀 (𝛼𝛽) "
+ASTRAL_TARGET = "😀 Kids with 𝛼-thalassemia: "
+
+
+def _code_points(spans):
+    return set().union(*(range(s, e) for s, e in spans))
+
+
+MARKS = """(side) => [...document.querySelectorAll(`#text-${side} mark`)].map((m) => ({
+    a: Number(m.dataset.a), b: Number(m.dataset.b), text: m.textContent, cls: [...m.classList]}))"""
+
+
+def test_highlights_after_astral_characters_sit_on_their_words(demo, database, live_server, page):
+    """The evidence and rationale of each QA item are drawn on their own words although
+    𝛼 and 😀 come before them (offsets count code points), through the segmentation the
+    annotation page and the adjudication view use."""
+    pid = demo["demo-qa-quality"]
+    aid, doc = _assignment(database, pid, "ana", lambda s, a: s.scalar(select(EvalQAItem.id).where(
+        EvalQAItem.document_id == a.document_id, EvalQAItem.sampled.is_(True))))
+    shift_source, shift_target = len(ASTRAL_SOURCE), len(ASTRAL_TARGET)
+    with database.session() as session:
+        document = session.get(Document, doc)
+        document.source = ASTRAL_SOURCE + document.source
+        document.target = ASTRAL_TARGET + document.target
+        document.source_sentences = [[0, shift_source]] + [
+            [s + shift_source, e + shift_source] for s, e in document.source_sentences or []]
+        document.target_sentences = [[0, shift_target]] + [
+            [s + shift_target, e + shift_target] for s, e in document.target_sentences or []]
+        spans = {}
+        for item in session.scalars(select(EvalQAItem).where(EvalQAItem.document_id == doc)):
+            item.evidence_spans = [[s + shift_source, e + shift_source] for s, e in item.evidence_spans]
+            item.rationale_spans = [[s + shift_target, e + shift_target] for s, e in item.rationale_spans]
+            spans[item.id] = {"source": item.evidence_spans, "target": item.rationale_spans}
+        session.commit()
+        texts = {"source": document.source, "target": document.target}
+    browser_login(page, live_server, "ana", PASSWORDS["ana"])
+    page.goto(f"{live_server}/assignments/{aid}")
+    page.locator("#criteria .criterion").first.wait_for()
+    shown = page.evaluate("window.evalPage.data.items.map((item) => item.id)")
+    assert shown and set(shown) <= set(spans)
+    seen = {"source": 0, "target": 0}
+    for n, item_id in enumerate(shown):
+        if n:
+            page.click("#next")
+        assert page.locator("#item-pos").text_content().startswith(f"Item {n + 1} of ")
+        for side, cls in (("source", "hl-evidence"), ("target", "hl-rationale")):
+            text = texts[side]
+            assert page.locator(f"#text-{side}").text_content() == text
+            marks = page.evaluate(MARKS, side)
+            assert [(m["text"], cls in m["cls"]) for m in marks] == [(text[m["a"]:m["b"]], True) for m in marks]
+            assert _code_points((m["a"], m["b"]) for m in marks) == _code_points(spans[item_id][side])
+            seen[side] += len(marks)
+    assert seen["source"] > 0 and seen["target"] > 0  # both kinds of highlight were checked
+
+
+def test_overlapping_reference_and_model_evidence_both_show(demo, database, live_server, page):
+    """Where a reference's and a model's evidence overlap, the shared words carry both
+    highlights and each highlight still covers exactly its own span (the page once kept
+    only the span that started first)."""
+    from annotator.models import EvalRecallPair
+
+    pid = demo["demo-qa-recall"]
+    aid, doc = _assignment(database, pid, "ben", lambda s, a: s.scalar(select(EvalRecallPair.id).where(
+        EvalRecallPair.document_id == a.document_id, EvalRecallPair.candidate.is_(True))))
+    with database.session() as session:
+        pair = session.scalars(select(EvalRecallPair).where(
+            EvalRecallPair.document_id == doc, EvalRecallPair.candidate.is_(True))
+            .order_by(EvalRecallPair.id)).first()
+        source = session.get(Document, doc).source
+        start, end = pair.reference.evidence_spans[0]
+        assert end - start >= 4
+        model = [[start + (end - start) // 2, min(len(source), end + 12)]]
+        pair.prediction.evidence_spans = model
+        session.commit()
+        reference = pair.reference.evidence_spans
+    browser_login(page, live_server, "ben", PASSWORDS["ben"])
+    page.goto(f"{live_server}/assignments/{aid}")
+    page.locator("#ref-card h3").wait_for()
+    marks = page.evaluate(MARKS, "source")
+    assert all(m["text"] == source[m["a"]:m["b"]] for m in marks)
+    assert _code_points((m["a"], m["b"]) for m in marks if "hl-ref" in m["cls"]) == _code_points(reference)
+    assert _code_points((m["a"], m["b"]) for m in marks if "hl-model" in m["cls"]) == _code_points(model)
+    both = [m["text"] for m in marks if {"hl-ref", "hl-model"} <= set(m["cls"])]
+    assert both and "".join(both) == source[model[0][0]:end]
+
+
 def test_compare_reference_and_model_qa(demo, database, live_server, page):
     from annotator.models import EvalRecallPair
 

@@ -154,7 +154,7 @@ function step(delta) {
 }
 
 document.addEventListener("keydown", (event) => {
-  if (!state || typing(event) || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (!state || typing(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
   if (event.key === "j") { step(1); event.preventDefault(); }
   else if (event.key === "k") { step(-1); event.preventDefault(); }
   else if (event.key === "c") { setCompare(!compare); event.preventDefault(); }

@@ -5,6 +5,7 @@
 
 import { el, showMessage } from "./dom.js";
 import { goldEdit, spanTexts, typeSpec } from "./adjudicate_edits.js";
+import { compareSpans } from "./spans.js";
 
 let active = null; // the open merge form: selections in the texts go to it
 
@@ -37,7 +38,7 @@ export function openMerge(card, unit, base, { state, decide, noteOf }) {
     }
     return out;
   };
-  const sorted = () => [...spans].sort((a, b) => a.side.localeCompare(b.side) || a.start - b.start || a.end - b.end);
+  const sorted = () => [...spans].sort(compareSpans);
   const refresh = () => {
     spanList.replaceChildren();
     for (const side of ["source", "target"]) {

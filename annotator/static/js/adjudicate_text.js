@@ -5,12 +5,9 @@
 
 import { renderMarkedText } from "./marks.js";
 import { rangeToOffsets, snapToWords } from "./offsets.js";
+import { suggestionSpans } from "./spans.js";
 
 const cpsBySide = {};
-
-function spanPairs(list) {
-  return (list || []).map((s) => (Array.isArray(s) ? { start: s[0], end: s[1] } : s));
-}
 
 /** Marks on one side: {start, end, annotator, editId} for edits, {suggestion} for
  * pre-highlights. */
@@ -22,7 +19,7 @@ export function marksFor(side, state) {
     }
   }
   for (const sug of state.suggestions) {
-    for (const s of spanPairs(side === "source" ? sug.source_spans : sug.target_spans)) {
+    for (const s of suggestionSpans(sug, side)) {
       marks.push({ start: s.start, end: s.end, suggestion: sug });
     }
   }
@@ -31,7 +28,7 @@ export function marksFor(side, state) {
 
 /** Draw one side's text with its marks into `container` (a `.adj-text[data-side]`). */
 export function renderText(container, text, marks, colours) {
-  const { cps } = renderMarkedText(container, text, marks, (seg, covering) => {
+  const decorate = (seg, covering) => {
     const annotators = [...new Set(covering.filter((m) => m.annotator).map((m) => m.annotator))].sort();
     const suggestions = covering.filter((m) => m.suggestion);
     const titles = [];
@@ -49,7 +46,8 @@ export function renderText(container, text, marks, colours) {
       titles.push("pre-highlight: " + suggestions.map((m) => m.suggestion.explanation || m.suggestion.kind).join("; "));
     }
     if (titles.length) seg.title = titles.join(" · ");
-  });
+  };
+  const { cps } = renderMarkedText(container, text, marks, { decorate });
   cpsBySide[container.dataset.side] = cps;
 }
 

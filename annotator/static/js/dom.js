@@ -1,34 +1,57 @@
-// Small DOM helpers shared by the pages. Text is only ever set through textContent (a
+// Small DOM helpers shared by every page. Text is only ever set through textContent (a
 // string child becomes a text node), never through innerHTML: texts and edits come from
 // models and annotators and are untrusted.
 
+// Keys whose live state is a property, not the attribute: a textarea has no value
+// attribute, and a checkbox's or option's attribute is only its default.
+const PROPERTIES = new Set(["value", "checked", "selected", "indeterminate", "textContent",
+  "defaultValue", "defaultChecked"]);
+// Keys that would parse markup: refused, so untrusted text can never become HTML.
+const MARKUP = new Set(["innerHTML", "outerHTML"]);
+
 /**
  * el("button", {class: "accept", type: "button", onclick: fn, "aria-label": "..."}, "Accept")
- * `class` and `dataset: {...}` as expected; data-*, aria-*, role, for and tabindex are set as
- * attributes; on* keys become event listeners; anything else is set as a property (value,
- * checked, disabled, hidden, ...), so a textarea's value and a select's choice work.
- * Children may be strings, nodes, null/undefined (skipped) or arrays of those.
+ *
+ * - `class` sets the class list; `dataset: {...}` the data-* entries (null/undefined skipped);
+ * - on* keys with a function become event listeners;
+ * - value, checked, selected, indeterminate, textContent (and the default* twins) are set
+ *   as properties, after the children, so a select's value finds its options;
+ * - aria-* keys are set as attributes with booleans written out ("true"/"false": ARIA
+ *   states are words, not HTML boolean attributes);
+ * - every other key is an attribute (for, role, maxlength, readonly, colspan, list,
+ *   contenteditable, ...): true -> "" (present), false / null / undefined -> not set.
+ * Children may be strings, numbers, nodes, null/undefined/false (skipped) or arrays of
+ * those nested at any depth (rows of [separator, <kbd>] pairs).
  */
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
+  const properties = [];
   for (const [key, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === "class") node.className = value;
-    else if (key === "dataset") Object.assign(node.dataset, value);
-    else if (key.startsWith("data-") || key.startsWith("aria-") || key === "role" || key === "for" || key === "tabindex") node.setAttribute(key, String(value));
-    else if (key.startsWith("on") && typeof value === "function") node.addEventListener(key.slice(2), value);
-    else node[key] = value;
+    if (MARKUP.has(key)) throw new Error(`el(): ${key} is refused; pass text as children`);
+    if (key.startsWith("aria-") && typeof value === "boolean") node.setAttribute(key, String(value));
+    else if (value === undefined || value === null || value === false) continue;
+    else if (key === "class") node.className = value;
+    else if (key === "dataset") {
+      for (const [name, v] of Object.entries(value)) if (v !== undefined && v !== null) node.dataset[name] = v;
+    } else if (key.startsWith("on") && typeof value === "function") node.addEventListener(key.slice(2), value);
+    else if (PROPERTIES.has(key)) properties.push([key, value]);
+    else node.setAttribute(key, value === true ? "" : String(value));
   }
-  append(node, children);
+  node.append(...present(children));
+  for (const [key, value] of properties) node[key] = value;
   return node;
 }
 
-function append(node, children) {
-  for (const child of children) {
-    if (child === null || child === undefined || child === false) continue;
-    if (Array.isArray(child)) append(node, child);
-    else node.append(child);
-  }
+/** Children without the null / undefined / false placeholders of optional parts, nested
+ * arrays flattened at any depth (an inner array appended as is would become its string
+ * ",[object HTMLElement]"). */
+function present(children) {
+  return children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false);
+}
+
+/** replaceChildren, skipping the null / undefined / false placeholders of optional parts. */
+export function fill(container, ...children) {
+  container.replaceChildren(...present(children));
 }
 
 /** Show a message in an alert box (hidden when the message is empty). */
@@ -37,13 +60,10 @@ export function showMessage(box, message) {
   box.hidden = !message;
 }
 
-/** True when a key event comes from a place where the user types (no shortcuts there). */
-export function typing(event) {
-  const t = event.target;
-  return !!t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName));
-}
-
-/** replaceChildren, skipping the null / undefined / false placeholders of optional parts. */
-export function fill(container, ...children) {
-  container.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+/** True when `target` (an event's target) is a place where the user types, so single-key
+ * shortcuts must leave the key to it. Radio buttons, checkboxes and buttons are not: the
+ * shortcuts keep working while one of them has the focus. */
+export function typing(target) {
+  return !!target && (target.isContentEditable || ["TEXTAREA", "SELECT"].includes(target.tagName) ||
+    (target.tagName === "INPUT" && !["radio", "checkbox", "button"].includes(target.type)));
 }

@@ -1,34 +1,18 @@
 // The edit form (fields from the schema, spans, live guidance) and the list of edits.
 
+import { el, fill } from "./dom.js";
 import { guidance } from "./guidance.js";
 import { paintSwatch } from "./highlights.js";
-import { cpSlice } from "./offsets.js";
+import { codePoints, cpSlice } from "./offsets.js";
 
 const SIDE_LABEL = { source: "Original", target: "Simplification" };
 
-function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === "class") node.className = v;
-    else if (k === "dataset") Object.assign(node.dataset, v);
-    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? "" : v);
-  }
-  // Children may nest arrays at any depth (rows of [separator, <kbd>] pairs): flatten them
-  // all, or an inner array would be appended as its string ",[object HTMLElement]".
-  for (const c of children.flat(Infinity)) if (c !== null && c !== undefined && c !== false) node.append(c);
-  return node;
-}
-export { el };
-
-/** replaceChildren without the null/undefined placeholders of optional parts. */
-export function fill(container, ...children) {
-  container.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
-}
-
+/** The text of a span on one line, cut to `max` code points (an emoji or 𝛼 is never cut
+ *  in half). */
 export function snippet(ctx, span, max = 60) {
   const text = cpSlice(ctx.state.cps[span.side], span.start, span.end).replace(/\s+/g, " ");
-  return text.length > max ? text.slice(0, max - 1) + "…" : text;
+  const cps = codePoints(text);
+  return cps.length > max ? cps.slice(0, max - 1).join("") + "…" : text;
 }
 
 /** An edit's number among this annotator's saved edits of the document (#1 = their first),

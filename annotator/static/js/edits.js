@@ -2,6 +2,7 @@
 // change is saved through the Saver with the version last seen.
 
 import { api } from "./api.js";
+import { sortSpans, withSpan } from "./spans.js";
 import { snapshot } from "./undo.js";
 
 let counter = 0;
@@ -9,10 +10,6 @@ let counter = 0;
 export function localEdit(raw, key = null) {
   return { ...raw, key: key || (raw.id ? `e${raw.id}` : `n${++counter}`), fields: { ...(raw.fields || {}) },
     spans: (raw.spans || []).map((s) => ({ ...s })) };
-}
-
-export function sortSpans(spans) {
-  return spans.sort((x, y) => (x.side === y.side ? x.start - y.start : x.side === "source" ? -1 : 1));
 }
 
 export function makeEdits(ctx) {
@@ -90,17 +87,10 @@ export function makeEdits(ctx) {
   };
 
   function addSpan(edit, side, start, end) {
-    if (edit.spans.some((s) => s.side === side && s.start === start && s.end === end)) return false;
     // A new span that covers or touches an existing one of the same edit merges with it.
-    const merged = { side, start, end };
-    edit.spans = edit.spans.filter((s) => {
-      if (s.side !== side || s.end < merged.start || s.start > merged.end) return true;
-      merged.start = Math.min(merged.start, s.start);
-      merged.end = Math.max(merged.end, s.end);
-      return false;
-    });
-    edit.spans.push(merged);
-    sortSpans(edit.spans);
+    const spans = withSpan(edit.spans, side, start, end);
+    if (!spans) return false;
+    edit.spans = spans;
     save(edit, 0);
     return true;
   }

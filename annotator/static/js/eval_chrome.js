@@ -3,7 +3,7 @@
 // the list of what blocks "done", each entry a button that jumps to its item.
 
 import { api } from "./api.js";
-import { el } from "./edit_form.js";
+import { el } from "./dom.js";
 import { makeGuidelines } from "./guidelines.js";
 import { bindShortcuts, buildHelp, toggleHelp } from "./keyboard.js";
 import { startTimer } from "./timer.js";

@@ -2,11 +2,10 @@
 // nodes only: model output is untrusted), save ratings through the annotation API, mark done.
 
 import { api, request } from "./api.js";
-import { el } from "./edit_form.js";
+import { el } from "./dom.js";
 import { showMissing, wireChrome } from "./eval_chrome.js";
 import { ratingKey } from "./keys.js";
-
-export { el };
+import { renderMarkedText, sliceText } from "./marks.js";
 
 /** Load the page's payload; returns ctx with state, save(), locked(). */
 export async function boot() {
@@ -77,27 +76,22 @@ export async function boot() {
   return ctx;
 }
 
-/** Render `text` into `node`, wrapping code-point ranges [[s, e, cls], ...] in <mark>. */
+/**
+ * Render `text` into `node` with code-point ranges [[s, e, cls], ...] highlighted: the
+ * shared segmentation of marks.js, each highlighted segment a <mark> with the class of
+ * every range covering it (a reference and a model evidence that overlap show both), and
+ * the first highlight scrolled into view.
+ */
 export function renderHighlighted(node, text, ranges) {
-  const cps = Array.from(text);
-  const marks = [...ranges].sort((a, b) => a[0] - b[0]);
-  const parts = [];
-  let pos = 0;
-  for (const [s, e, cls] of marks) {
-    if (s < pos) continue; // overlapping: keep the first
-    if (s > pos) parts.push(document.createTextNode(cps.slice(pos, s).join("")));
-    parts.push(el("mark", { class: cls }, cps.slice(s, e).join("")));
-    pos = e;
-  }
-  if (pos < cps.length) parts.push(document.createTextNode(cps.slice(pos).join("")));
-  node.replaceChildren(...parts);
+  const marks = ranges.map(([start, end, cls]) => ({ start, end, cls }));
+  renderMarkedText(node, text, marks, { markTag: "mark",
+    decorate: (seg, covering) => seg.classList.add(...covering.map((m) => m.cls)) });
   node.querySelector("mark")?.scrollIntoView({ block: "nearest" });
 }
 
 /** The text of code-point ranges, joined with " … ". */
 export function snippet(text, spans) {
-  const cps = Array.from(text);
-  return spans.map(([s, e]) => cps.slice(s, e).join("")).join(" … ");
+  return spans.map(([s, e]) => sliceText(text, s, e)).join(" … ");
 }
 
 /** A radio group for one rating field. */

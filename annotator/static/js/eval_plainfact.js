@@ -2,8 +2,10 @@
 // original sentences it comes from (or "external"), the alignment pre-filled as a
 // suggestion. A third annotator (tie-break) sees only the items routed to them.
 
-import { boot, el, radios, renderHighlighted } from "./eval_common.js";
+import { el } from "./dom.js";
+import { boot, radios, renderHighlighted } from "./eval_common.js";
 import { ratingKey } from "./keys.js";
+import { sliceText } from "./marks.js";
 
 const ctx = await boot();
 const { data } = ctx;
@@ -11,11 +13,10 @@ const specs = Object.fromEntries(data.schema.ratings.map((r) => [r.name, r]));
 const tiebreak = new Set(data.tiebreak);
 const wanted = (i, field) => !tiebreak.size || tiebreak.has(ratingKey("sentence", i, field));
 const doc = data.document;
-const cut = (text, [s, e]) => Array.from(text).slice(s, e).join("");
 
 // The original as numbered sentences, so relation numbers are easy to read.
 document.getElementById("text-source").replaceChildren(...doc.source_sentences.map((span, i) =>
-  el("p", { class: "numbered", dataset: { number: i + 1 } }, el("span", { class: "num" }, `${i + 1}`), cut(doc.source, span))));
+  el("p", { class: "numbered", dataset: { number: i + 1 } }, el("span", { class: "num" }, `${i + 1}`), sliceText(doc.source, ...span))));
 renderHighlighted(document.getElementById("text-target"), doc.target, []);
 
 function relationBox(i) {
@@ -60,7 +61,7 @@ function relationBox(i) {
 
 const rows = doc.target_sentences.map((span, i) => {
   const row = el("div", { class: "pf-row", dataset: { sentence: i } },
-    el("p", { class: "pf-text" }, el("span", { class: "num" }, `${i + 1}`), cut(doc.target, span)));
+    el("p", { class: "pf-text" }, el("span", { class: "num" }, `${i + 1}`), sliceText(doc.target, ...span)));
   for (const field of ["type", "role"]) {
     if (!wanted(i, field)) continue;
     row.append(el("div", { class: "criterion", dataset: { field } }, el("span", { class: "criterion-label" }, specs[field].label),

@@ -2,8 +2,9 @@
 // and its rationale in the simplification, the nine criteria with a rationale box that is
 // required (marked, and checked on "done") for negative ratings.
 
+import { el } from "./dom.js";
 import { focusCriterion } from "./eval_chrome.js";
-import { boot, el, pager, radios, renderHighlighted } from "./eval_common.js";
+import { boot, pager, radios, renderHighlighted } from "./eval_common.js";
 
 // Options that are not negative (no rationale needed); mirrors annotator/evaluation/criteria.py.
 const NOT_NEGATIVE = {

@@ -1,8 +1,9 @@
 // Comparing a reference QA with a model QA of the same document: both side by side with
 // their evidence / rationale highlighted in the texts; fully / partially / not recalled.
 
+import { el } from "./dom.js";
 import { focusCriterion } from "./eval_chrome.js";
-import { boot, el, pager, radios, renderHighlighted, snippet } from "./eval_common.js";
+import { boot, pager, radios, renderHighlighted, snippet } from "./eval_common.js";
 
 const ctx = await boot();
 const { data } = ctx;

@@ -5,6 +5,8 @@
 // `.sg-<kind>`) and each edit type its own bar pattern (solid, dashed, dotted, dash-dot);
 // marked segments carry an accessible name ("Deletion suggestion; Oversimplification #2: …").
 
+import { suggestionSpans } from "./spans.js";
+
 export const KIND_LABELS = {
   deletion: "Deletion", oversimplification: "Oversimplification", trailing: "Trailing content",
   leaked_instruction: "Leaked instruction", repetition: "Repetition",
@@ -59,10 +61,9 @@ export function sideLayers(state, side) {
     laneEnds[lane] = layer.end;
     layer.lane = lane;
   }
-  const key = side === "source" ? "source_spans" : "target_spans";
   const suggs = [];
   for (const s of visibleSuggestions(state)) {
-    for (const [start, end] of s[key] || []) suggs.push({ id: s.id, kind: s.kind, start, end });
+    for (const { start, end } of suggestionSpans(s, side)) suggs.push({ id: s.id, kind: s.kind, start, end });
   }
   const boundaries = new Set();
   for (const l of [...edits, ...suggs]) { boundaries.add(l.start); boundaries.add(l.end); }

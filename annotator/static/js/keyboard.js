@@ -3,11 +3,7 @@
 // the page's actions outside text fields (inside one they stay the field's own undo).
 // The evaluation pages use the same binding and help table with their own list.
 
-import { el } from "./edit_form.js";
-
-export const typing = (target) => target && (target.isContentEditable ||
-  ["TEXTAREA", "SELECT"].includes(target.tagName) ||
-  (target.tagName === "INPUT" && !["radio", "checkbox", "button"].includes(target.type)));
+import { el, typing } from "./dom.js";
 
 export function shortcuts(ctx) {
   const reserved = new Set(["j", "k", "a", "x", "q", "w", "?", "/", "n", "p"]);

@@ -3,7 +3,8 @@
 
 import { api } from "./api.js";
 import { Saver, STATE_LABELS } from "./autosave.js";
-import { editTitle, el, renderEditForm, renderEditList, renderSpans } from "./edit_form.js";
+import { el } from "./dom.js";
+import { editTitle, renderEditForm, renderEditList, renderSpans } from "./edit_form.js";
 import { localEdit, makeEdits } from "./edits.js";
 import { emphasize, paint, paintSwatch, sideLayers } from "./highlights.js";
 import { makeGuidelines } from "./guidelines.js";

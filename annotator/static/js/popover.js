@@ -1,7 +1,7 @@
 // The small menu that appears after selecting text: which kind of edit the span starts, or
 // why it cannot join the open edit.
 
-import { el, fill } from "./edit_form.js";
+import { el, fill } from "./dom.js";
 import { paintSwatch } from "./highlights.js";
 import { clearSelection } from "./selection.js";
 

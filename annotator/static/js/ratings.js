@@ -2,7 +2,7 @@
 // change) next to the sentence or sentence pair they rate; document ratings in the sidebar.
 
 import { api } from "./api.js";
-import { el } from "./edit_form.js";
+import { el } from "./dom.js";
 import { ratingKey } from "./keys.js";
 
 /** (level, item) pairs the document offers, with where to show them. */

@@ -1,7 +1,8 @@
 // Rendering one side of the pair from the JSON (never from HTML): sentences with numbers in
-// the margin, section headings, and text segments cut at every highlight boundary. Each
-// segment is a <span class="seg" data-a data-b> holding one text node (textContent only).
+// the margin, section headings, and text segments cut at every highlight boundary by the
+// one segmentation of marks.js (<span class="seg" data-a data-b>, textContent only).
 
+import { cutPoints, cutSegments } from "./marks.js";
 import { cpLength } from "./offsets.js";
 
 const HEADING = /(^|\n)[ \t]*([A-Z][A-Za-z]+(?:[ /&-][A-Za-z]+){0,3}):/g;
@@ -26,9 +27,7 @@ export function headingRanges(text) {
 export function renderText(container, model) {
   const { cps, sentences } = model;
   const n = cps.length;
-  const cuts = new Set([0, n]);
-  for (const b of model.boundaries || []) if (b > 0 && b < n) cuts.add(b);
-  for (const [s, e] of model.headings || []) { cuts.add(s); cuts.add(e); }
+  const headings = model.headings || [];
   const regions = [];
   let pos = 0;
   sentences.forEach(([s, e], i) => {
@@ -37,14 +36,12 @@ export function renderText(container, model) {
     pos = Math.max(pos, e);
   });
   if (pos < n || !regions.length) regions.push({ a: pos, b: n, index: null });
-  for (const r of regions) { cuts.add(r.a); cuts.add(r.b); }
-  const sorted = [...cuts].filter((c) => c >= 0 && c <= n).sort((x, y) => x - y);
-  const inHeading = (a) => (model.headings || []).some(([s, e]) => a >= s && a < e);
+  const points = cutPoints(n, [...(model.boundaries || []), ...headings.flat(), ...regions.flatMap((r) => [r.a, r.b])]);
+  const inHeading = (a) => headings.some(([s, e]) => a >= s && a < e);
 
   const frag = document.createDocumentFragment();
   const segments = [];
   const sentenceEls = [];
-  let k = 0;
   for (const region of regions) {
     const holder = document.createElement("span");
     if (region.index !== null) {
@@ -55,17 +52,10 @@ export function renderText(container, model) {
     } else {
       holder.className = "gap";
     }
-    while (k < sorted.length - 1 && sorted[k + 1] <= region.a) k++;
-    for (let j = k; j < sorted.length - 1 && sorted[j] < region.b; j++) {
-      const a = Math.max(sorted[j], region.a), b = Math.min(sorted[j + 1], region.b);
-      if (b <= a) continue;
-      const seg = document.createElement("span");
-      seg.className = inHeading(a) ? "seg heading" : "seg";
-      seg.dataset.a = String(a);
-      seg.dataset.b = String(b);
-      seg.textContent = cps.slice(a, b).join("");
-      holder.appendChild(seg);
-      segments.push({ el: seg, a, b });
+    for (const seg of cutSegments(cps, points, region.a, region.b)) {
+      if (inHeading(seg.a)) seg.el.classList.add("heading");
+      holder.appendChild(seg.el);
+      segments.push(seg);
     }
     frag.appendChild(holder);
     if (region.index !== null && model.after) {

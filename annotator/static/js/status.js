@@ -1,7 +1,7 @@
 // Marking the document done (or reopening it), the list of what is missing, banners.
 
 import { api } from "./api.js";
-import { el, fill } from "./edit_form.js";
+import { el, fill } from "./dom.js";
 import { visibleSuggestions } from "./highlights.js";
 
 export function makeStatus(ctx) {

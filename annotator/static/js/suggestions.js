@@ -2,8 +2,10 @@
 // hover tooltips, and accept (-> a pre-filled edit) / dismiss, both recorded on the server.
 
 import { api } from "./api.js";
-import { el, fill, optionLabel, snippet } from "./edit_form.js";
+import { el, fill } from "./dom.js";
+import { optionLabel, snippet } from "./edit_form.js";
 import { kindLabel, visibleSuggestions } from "./highlights.js";
+import { suggestionSpans } from "./spans.js";
 import { snapshot } from "./undo.js";
 
 /** Kinds shown only on request: the alignment engine reports them, but they are rarely
@@ -23,7 +25,7 @@ export function editFromSuggestion(s, schema) {
   if (!type) return null;
   const spans = [];
   for (const side of type.sides) {
-    for (const [start, end] of s[side === "source" ? "source_spans" : "target_spans"] || []) spans.push({ side, start, end });
+    spans.push(...suggestionSpans(s, side));
   }
   const fields = {};
   for (const f of type.fields) {

@@ -6,7 +6,7 @@
 // conflict stops it like any other save.
 
 import { api } from "./api.js";
-import { sortSpans } from "./edits.js";
+import { sortSpans } from "./spans.js";
 
 const COALESCE_MS = 1500; // keystrokes in one field closer than this are one step
 const LIMIT = 200;
