@@ -6,10 +6,12 @@
         python benchmarks/bench_adjudication_queue.py                 # PostgreSQL
 
 Each project is built with bulk inserts: every document done by two annotators, its queue
-entry current (as the incremental updates leave it). Every timed request first marks one
-document changed (as a decision or a reopened assignment does), so each view also
-recomputes one entry. Prints p50/p95 of GET /projects/<id>/adjudicate, and the ratio to
-the login page served by the same app in the same process (the plain reference).
+entry current (as the incremental updates leave it). Before every timed request one
+document changes through the ORM (an assignment's time is updated and committed, as any
+save does), which recomputes that document's entry as the change commits; the page itself
+only reads. Prints p50/p95 of GET /projects/<id>/adjudicate, the ratio to the login page
+served by the same app in the same process (the plain reference), and the p95 of the
+change's commit (where the recomputation now happens).
 """
 
 from __future__ import annotations
@@ -95,9 +97,11 @@ def p(values, q):
 
 
 def measure(size: int, repeats: int, tmp: Path) -> dict:
-    from annotator.adjudication.queue import mark_changed
+    from sqlalchemy import select
+
     from annotator.app import create_app
     from annotator.config import Config
+    from annotator.models import Assignment
 
     url, drop = database_for(size, tmp)
     try:
@@ -113,10 +117,14 @@ def measure(size: int, repeats: int, tmp: Path) -> dict:
                            ).status_code == 302
         client.get(f"/projects/{project_id}/adjudicate")  # warm-up: templates, schema cache
         rng = random.Random(1)
-        queue_times, reference_times = [], []
+        queue_times, reference_times, change_times = [], [], []
         for _ in range(repeats):
-            with database.engine.begin() as c:
-                mark_changed(c, [rng.choice(ids)])
+            t = time.perf_counter()
+            with database.session() as session:  # a save touching one document
+                assignment = session.scalars(select(Assignment).where(
+                    Assignment.document_id == rng.choice(ids)).limit(1)).one()
+                assignment.seconds_spent += 1
+            change_times.append(time.perf_counter() - t)
             t = time.perf_counter()
             response = client.get(f"/projects/{project_id}/adjudicate")
             queue_times.append(time.perf_counter() - t)
@@ -129,6 +137,7 @@ def measure(size: int, repeats: int, tmp: Path) -> dict:
                 "p50_ms": 1000 * statistics.median(queue_times),
                 "p95_ms": 1000 * p(queue_times, 0.95),
                 "reference_p95_ms": 1000 * p(reference_times, 0.95),
+                "change_p95_ms": 1000 * p(change_times, 0.95),
                 "backend": url.split(":", 1)[0]}
     finally:
         drop()
@@ -145,7 +154,8 @@ def main() -> None:
             print(f"{r['backend']:<10} {r['documents']:>7} documents  built in "
                   f"{r['build_s']:.1f} s  queue page p50 {r['p50_ms']:.0f} ms  p95 "
                   f"{r['p95_ms']:.0f} ms  (login page p95 {r['reference_p95_ms']:.1f} ms, "
-                  f"ratio {r['p95_ms'] / r['reference_p95_ms']:.1f})", flush=True)
+                  f"ratio {r['p95_ms'] / r['reference_p95_ms']:.1f}); the change's commit "
+                  f"p95 {r['change_p95_ms']:.0f} ms", flush=True)
 
 
 if __name__ == "__main__":

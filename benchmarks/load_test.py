@@ -51,6 +51,7 @@ class Ledger:
     def __init__(self):
         self.lock = threading.Lock()
         self.latencies: list[float] = []
+        self.connection_errors: Counter = Counter()  # what the client saw, by message
         self.saves: list[tuple[float, float]] = []  # (finished at, seconds) of each save
         self.statuses: Counter[str] = Counter()
         self.acked: dict[int, tuple[int, str]] = {}  # edit id -> (version, question)
@@ -208,8 +209,10 @@ def call(client, ledger, method, path, **kwargs):
     started = time.perf_counter()
     try:
         response = client.request(method, path, **kwargs)
-    except httpx.HTTPError:
+    except httpx.HTTPError as exc:
         ledger.request("connection error", time.perf_counter() - started)
+        with ledger.lock:
+            ledger.connection_errors[f"{type(exc).__name__}: {exc}"[:120]] += 1
         raise
     ledger.request(str(response.status_code), time.perf_counter() - started)
     return response
@@ -337,6 +340,7 @@ def run(database_url: str | None = None, *, annotators: int = 20, seconds: float
                        "p95": percentile(ledger.latencies, 95),
                        "p99": percentile(ledger.latencies, 99)},
         "statuses": dict(sorted(ledger.statuses.items())),
+        "connection_errors": dict(ledger.connection_errors),
         "acknowledged_edits": len(ledger.acked),
         "acknowledged_saves_missing": missing,
         "stale_saves_accepted": ledger.stale_accepted + ledger.race_both_won,
