@@ -108,11 +108,11 @@ class Server:
         self.process: subprocess.Popen | None = None
 
     def start(self):
-        gunicorn = Path(sys.executable).with_name("gunicorn")
+        from annotator.commands.serve import gunicorn_argv
+
         self.process = subprocess.Popen(
-            [str(gunicorn), "--workers", str(self.workers), "--threads", "4",
-             "--bind", f"127.0.0.1:{self.port}", "--graceful-timeout", "1",
-             "annotator.wsgi:app"],
+            [*gunicorn_argv(self.workers, f"127.0.0.1:{self.port}", access_log=False),
+             "--graceful-timeout", "1"],
             env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True)
         deadline = time.monotonic() + 60

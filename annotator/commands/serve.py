@@ -25,6 +25,22 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+# Each gunicorn process serves several requests at once (a save mostly waits on the
+# database), and keeps a browser's idle connection open longer than people pause between
+# actions: a server closing it first races the next request on it (a reset connection).
+GUNICORN_THREADS = 4
+KEEP_ALIVE_SECONDS = 75
+
+
+def gunicorn_argv(workers: int, bind: str, *, access_log: bool = True) -> list[str]:
+    """The gunicorn command line `annotator serve --workers N` runs (the load test too)."""
+    gunicorn = shutil.which("gunicorn") or os.path.join(os.path.dirname(sys.executable),
+                                                        "gunicorn")
+    return [gunicorn, "--workers", str(workers), "--threads", str(GUNICORN_THREADS),
+            "--keep-alive", str(KEEP_ALIVE_SECONDS), "--bind", bind,
+            *(["--access-logfile", "-"] if access_log else []), "annotator.wsgi:app"]
+
+
 def run_server(host: str, port: int, workers: int) -> None:
     config = Config.from_env()
     if not is_loopback(host) and len(config.secret_key or "") < MIN_SECRET_KEY_LENGTH:
@@ -34,13 +50,9 @@ def run_server(host: str, port: int, workers: int) -> None:
              "print(secrets.token_hex(32))'); sessions on a shared network must not depend "
              "on a guessable or local key")
     if workers > 1:
-        gunicorn = shutil.which("gunicorn") or os.path.join(os.path.dirname(sys.executable),
-                                                            "gunicorn")
-        click.echo(f"serving with gunicorn, {workers} workers, on http://{host}:{port}/")
-        raise SystemExit(subprocess.call([
-            gunicorn, "--workers", str(workers), "--bind", f"{host}:{port}",
-            "--access-logfile", "-", "annotator.wsgi:app",
-        ]))
+        click.echo(f"serving with gunicorn, {workers} workers of {GUNICORN_THREADS} threads, "
+                   f"on http://{host}:{port}/")
+        raise SystemExit(subprocess.call(gunicorn_argv(workers, f"{host}:{port}")))
     from werkzeug.serving import run_simple
 
     from annotator.app import create_app
