@@ -40,6 +40,17 @@ def pairs(n: int, prefix: str = "d") -> list[dict]:
              "meta": {"system": "sys-a"}} for i in range(1, n + 1)]
 
 
+def table_count(database_url: str, table: str) -> int:
+    """Rows of ``table`` in the database at ``database_url`` (as a command left it)."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(database_url)
+    with engine.connect() as connection:
+        value = connection.execute(text(f"SELECT count(*) FROM {table}")).scalar()
+    engine.dispose()
+    return value
+
+
 def row_counts(session) -> dict[str, int]:
     return {model.__tablename__: session.scalar(select(func.count()).select_from(model))
             for model in (Document, Assignment, Edit, Span, Rating, AuditEvent)}

@@ -4,10 +4,9 @@ ANNOTATOR_DATABASE_URL."""
 import json
 
 from click.testing import CliRunner
-from sqlalchemy import create_engine, text
 
 from annotator.cli import main
-from tests.helpers import pairs, write_jsonl
+from tests.helpers import pairs, table_count, write_jsonl
 
 
 def run(*args, input=None):
@@ -15,11 +14,7 @@ def run(*args, input=None):
 
 
 def count(env, table):
-    engine = create_engine(env["ANNOTATOR_DATABASE_URL"])
-    with engine.connect() as connection:
-        value = connection.execute(text(f"SELECT count(*) FROM {table}")).scalar()
-    engine.dispose()
-    return value
+    return table_count(env["ANNOTATOR_DATABASE_URL"], table)
 
 
 def test_help_lists_the_study_commands():
@@ -73,18 +68,6 @@ def test_user_add_rejects_short_password_and_duplicates(env):
     run("user", "add", "ana", "--password", "long-enough")
     result = CliRunner().invoke(main, ["user", "add", "ana", "--password", "long-enough"])
     assert result.exit_code == 1 and "taken" in result.output
-
-
-def test_demo_creates_projects_users_and_is_rerunnable(env):
-    first = run("demo", "--no-serve")
-    assert first.exit_code == 0, first.output
-    assert "demo-infoloss" in first.output and "demo-lead-pw" in first.output
-    documents = count(env, "documents")
-    assert documents >= 12 + 8 + 8
-    assert count(env, "assignments") == 2 * documents
-    second = run("demo", "--no-serve")
-    assert second.exit_code == 0
-    assert count(env, "documents") == documents
 
 
 def test_serve_refuses_public_host_without_secret(env, monkeypatch):

@@ -10,6 +10,7 @@ from annotator.config import Config
 from annotator.db import Database
 from annotator.models import Document, Project, Suggestion
 from annotator.resources import demo_data_dir
+from tests.helpers import table_count
 
 
 def suggestion_rows(kind=None):
@@ -24,8 +25,14 @@ def suggestion_rows(kind=None):
 
 
 def test_demo_is_prehighlighted_and_reruns_skip_done_documents(env):
+    """The README's first command, with the real model (the one test that runs it whole):
+    projects, users and pre-highlights made; a second run changes nothing."""
     result = CliRunner().invoke(main, ["demo", "--no-serve"])
     assert result.exit_code == 0, result.output
+    assert "demo-infoloss" in result.output and "demo-lead-pw" in result.output
+    documents = table_count(env["ANNOTATOR_DATABASE_URL"], "documents")
+    assert documents >= 12 + 8 + 8
+    assert table_count(env["ANNOTATOR_DATABASE_URL"], "assignments") == 2 * documents
     rows = suggestion_rows()
     assert rows, "the demo must come with pre-highlights"
     for _doc, kind, source_spans, target_spans, explanation, score in rows:
@@ -60,6 +67,10 @@ def test_demo_is_prehighlighted_and_reruns_skip_done_documents(env):
     again = CliRunner().invoke(main, ["prehighlight", "demo-infoloss", "--workers", "1"])
     assert again.exit_code == 0
     assert "pre-highlighted 0 documents" in again.output
+    assert len(suggestion_rows()) == len(rows)
+    rerun = CliRunner().invoke(main, ["demo", "--no-serve"])
+    assert rerun.exit_code == 0, rerun.output
+    assert table_count(env["ANNOTATOR_DATABASE_URL"], "documents") == documents
     assert len(suggestion_rows()) == len(rows)
 
 
