@@ -11,17 +11,16 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from annotator.align import auto_refresh
 from annotator.align.embeddings import default_embedder
 from annotator.align.learning import LearningDocument, document_rows
-from annotator.align.learning_store import (
+from annotator.align.loss_ranker import default_ranker, ranker_from_settings
+from annotator.align.store import auto_refresh, prehighlight_project
+from annotator.align.store.learning import (
     completed_document_count,
     last_fit,
     refit_every,
     set_auto_learn,
 )
-from annotator.align.loss_ranker import default_ranker, ranker_from_settings
-from annotator.align.store import prehighlight_project
 from annotator.annotate.assignment import assign_documents
 from annotator.cli import main
 from annotator.ingest import import_file

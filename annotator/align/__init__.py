@@ -5,7 +5,7 @@ multi-process), the :class:`Suggestion` record and :class:`AlignSettings` thresh
 Building blocks: :mod:`.text` (tokens, sentences), :mod:`.sentence_alignment`,
 :mod:`.trailing_content` (+ :mod:`.trailing_batch`), :mod:`.overgeneration`,
 :mod:`.information_loss`, :mod:`.content_classes`, :mod:`.embeddings`. The database side:
-:mod:`.store`, :mod:`.learning_store`, :mod:`.auto_refresh`.
+:mod:`.store` (a package: suggestions, :mod:`.store.learning`, :mod:`.store.auto_refresh`).
 
 The entry points are imported on first use: the pipeline brings NLTK and numpy, which the
 web app and the database-side modules (e.g. the automatic refresh hook of a save) need not

@@ -40,13 +40,13 @@ def prehighlight(project_name, workers, force, learn, auto_learn, refit_every):
     """
     workers = workers or os.cpu_count() or 1
     database = open_database()
-    from annotator.align.learning_store import (
+    from annotator.align.store import prehighlight_project
+    from annotator.align.store.learning import (
         auto_learn_enabled,
         learn_project,
         set_auto_learn,
     )
-    from annotator.align.learning_store import refit_every as refit_every_of
-    from annotator.align.store import prehighlight_project
+    from annotator.align.store.learning import refit_every as refit_every_of
 
     with database.sessions() as session:
         project = project_or_exit(session, project_name)

@@ -232,7 +232,7 @@ def change_status(assignment_id: int):
     if assignment.status == "done":
         # The project's automatic pre-highlight refresh (if its lead switched it on) runs
         # in a background thread started after the commit: this save does not wait for it.
-        from annotator.align.auto_refresh import after_completion
+        from annotator.align.store.auto_refresh import after_completion
 
         after_completion(current_app.extensions["annotator_db"], assignment.document.project)
     return jsonify(assignment=assignment_to_dict(assignment))

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
-from annotator.align.auto_refresh import refresh_running
-from annotator.align.learning_store import (
+from annotator.align.store.auto_refresh import refresh_running
+from annotator.align.store.learning import (
     auto_learn_enabled,
     completed_document_count,
     last_fit,

@@ -6,7 +6,7 @@ done calls :func:`after_completion` *after its commit*. That starts a background
 and returns at once, so the annotator's save never waits for the fit. The thread opens
 its own session and, once ``refit_every`` documents (default 5) were newly completed since
 the last fit, refits the project's model and re-ranks the loss suggestions of the open
-documents (:func:`~annotator.align.learning_store.learn_project`, audited with trigger
+documents (:func:`~annotator.align.store.learning.learn_project`, audited with trigger
 ``auto-refresh``).
 
 Never two at once for one project: within a process a set of running project ids; across
@@ -26,7 +26,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from annotator.models import Project
 
-from .learning_store import (
+from .learning import (
     auto_learn_enabled,
     learn_project,
     newly_completed,

@@ -27,7 +27,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from annotator.models import Assignment, Document, Project, Suggestion, SuggestionAction
 from annotator.study import audit
 
-from .store import _pair, align_settings
+from . import _pair, align_settings
 
 DEFAULT_REFIT_EVERY = 5
 LOSS_KINDS = ("deletion", "oversimplification")

@@ -1,7 +1,7 @@
 """Running the alignment engine over a project and storing its suggestions.
 
 (Learning from the project's annotations, ``--learn`` and the automatic refresh, lives in
-:mod:`annotator.align.learning_store`.)
+:mod:`annotator.align.store.learning`.)
 
 Resumable: a document is marked ``prehighlighted_at`` in the same transaction that stores
 its suggestions, and work is committed in chunks, so an interrupted run continues where it
