@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from annotator.cli import main
 from annotator.evaluation.qa_import import import_predictions, import_references
@@ -173,3 +173,53 @@ def test_plaba_results_and_release_carries_them(env, database, users, config):
     folder = config.exports_path / "pl" / "v1"
     assert json.loads((folder / "results" / "results.json").read_text())["scores"]["all"][
         "FIN"] == 75.0
+
+
+def test_qa_files_are_read_strictly_with_file_and_line(database, users, tmp_path):
+    """The QA importers use the importers' one strict reader: NaN, a lone surrogate or a
+    NUL is refused naming file and line and nothing is stored; U+2028 inside a string is
+    not a line break."""
+    import pytest
+
+    from annotator.ingest.readers import IngestError
+    from annotator.models import EvalQAItem
+
+    bad = {"qa.jsonl": '{"id": "x", "score": NaN}\n',
+           "surrogate.jsonl": '\n{"id": "x\\ud800"}\n',
+           "nul.jsonl": '{"id": "x\\u0000"}\n'}
+    with database.session() as session:
+        project = _project(session, users, "qa", "qa-quality")
+        for name, text in bad.items():
+            path = tmp_path / name
+            path.write_text(text, encoding="utf-8")
+            with pytest.raises(IngestError) as refused:
+                import_predictions(session, project, path)
+            message = str(refused.value)
+            assert f"{path}:{2 if name == 'surrogate.jsonl' else 1}" in message, message
+            gold = tmp_path / f"gold-{name}"
+            gold.write_text(text, encoding="utf-8")
+            with pytest.raises(IngestError):
+                import_references(session, project, gold)
+        assert session.scalar(select(func.count()).select_from(EvalQAItem)) == 0
+        spaced = tmp_path / "sep.jsonl"
+        spaced.write_text('{"id": "not-here", "edits": [], "note": "a\u2028b"}\n',
+                          encoding="utf-8")
+        with pytest.raises(IngestError) as refused:  # one record, one line: no JSON error
+            import_references(session, project, spaced)
+        assert "not valid JSON" not in str(refused.value)
+        assert f"{spaced}:1" in str(refused.value) and "not-here" in str(refused.value)
+
+
+def test_align_command_refuses_nan_and_lone_surrogates_naming_line_and_field(tmp_path):
+    from click.testing import CliRunner
+
+    path = tmp_path / "pairs.jsonl"
+    path.write_text('{"id": "a", "source": "x", "target": "y"}\n'
+                    '{"id": "b", "source": "x", "target": "y", "meta": {"p": NaN}}\n',
+                    encoding="utf-8")
+    result = CliRunner().invoke(main, ["align", str(path), "--no-embeddings"])
+    assert result.exit_code == 2 and f"{path}:2:" in result.output and "NaN" in result.output
+    path.write_text('{"id": "a", "source": "x\\ud800", "target": "y"}\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["align", str(path), "--no-embeddings"])
+    assert result.exit_code == 2 and f"{path}:1: field 'source'" in result.output
+    assert "lone surrogate" in result.output

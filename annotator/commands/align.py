@@ -15,6 +15,7 @@ import click
 
 from annotator.align import ALL_DETECTORS, STRING_DETECTORS, suggest_many
 from annotator.align.embeddings import HashingEmbedder
+from annotator.core import strict_json
 
 
 class _InputError(Exception):
@@ -89,9 +90,12 @@ def align(file: str, detectors: str | None, workers: int, no_embeddings: bool) -
                 continue
             try:
                 try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise _InputError(f"field 'id': invalid JSON ({exc.msg})") from None
+                    obj = strict_json.loads(line)
+                except strict_json.StrictJSONError as exc:
+                    raise _InputError(f"field 'id': {exc}") from None
+                found = strict_json.value_problem(obj)
+                if found is not None:
+                    raise _InputError(f"field {found[0]!r}: {found[1]}")
                 records.append(_validate(obj, seen))
             except _InputError as exc:
                 click.echo(f"{file}:{number}: {exc}", err=True)

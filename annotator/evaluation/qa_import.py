@@ -16,7 +16,6 @@ question, unknown document, malformed offsets) abort the whole file, nothing wri
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotator.evaluation.sections import section_at
-from annotator.ingest.readers import IngestError, Problem
+from annotator.ingest.readers import IngestError, Problem, json_lines_rows, read_text
 from annotator.interop.infolossqa import EDIT_TYPE_OF_CATEGORY, _invalid_spans
 from annotator.interop.records import load_json_array, record_id, record_owner, span_pairs
 from annotator.models import Document, EvalQAItem, Project
@@ -42,14 +41,14 @@ class QAImportReport:
 
 
 def _rows(path: Path) -> list[tuple[int, object]]:
+    """(line, value) of a JSONL file or a JSON array, read by the importers' strict reader
+    (UTF-8 and JSON errors, NaN, lone surrogates, NUL and deep nesting refused with their
+    line; lines end at "\n" only)."""
     if path.suffix == ".jsonl":
-        rows = []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if line.strip():
-                try:
-                    rows.append((n, json.loads(line)))
-                except json.JSONDecodeError as exc:
-                    raise IngestError([Problem(str(path), n, None, f"not valid JSON ({exc.msg})")])
+        problems: list[Problem] = []
+        rows = json_lines_rows(read_text(path), str(path), problems)
+        if problems:
+            raise IngestError(problems)
         return rows
     return load_json_array(path)
 
@@ -136,10 +135,10 @@ def import_references(session: Session, project: Project, gold_path: Path, *,
     report = QAImportReport()
     problems = []
     items = []
-    for line, text in enumerate(gold_path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not text.strip():
+    for line, record in _rows(gold_path):
+        if not isinstance(record, dict):
+            problems.append(Problem(str(gold_path), line, None, "expected a JSON object"))
             continue
-        record = json.loads(text)
         document = documents.get(str(record.get("id")))
         if document is None:
             problems.append(Problem(str(gold_path), line, "id", f"document {record.get('id')!r}"
