@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
-from annotator.align.store.auto_refresh import refresh_running
 from annotator.align.store.learning import (
     auto_learn_enabled,
     completed_document_count,
     last_fit,
     refit_every,
+    refresh_running,
     set_auto_learn,
 )
 from annotator.web.access import db, lead_required, load_user, project_for_lead

@@ -22,8 +22,6 @@ import logging
 import threading
 from datetime import datetime, timedelta, timezone
 
-from sqlalchemy.orm.exc import StaleDataError
-
 from annotator.models import Project
 
 from .learning import (
@@ -31,7 +29,8 @@ from .learning import (
     learn_project,
     newly_completed,
     refit_every,
-    update_prehighlight_settings,
+    refresh_running,
+    update_settings,
 )
 
 CLAIM_TIMEOUT = timedelta(hours=1)
@@ -98,7 +97,7 @@ def refresh_if_due(database, project_id: int, *, embedder=None) -> bool:
         finally:
             session.rollback()
             session.refresh(project)
-            update_prehighlight_settings(session, project, refresh_running=None)
+            update_settings(session, project, {"prehighlight": {"refresh_running": None}})
         return True
     finally:
         session.close()
@@ -107,22 +106,9 @@ def refresh_if_due(database, project_id: int, *, embedder=None) -> bool:
 def _claim(session, project: Project) -> bool:
     """Mark the refresh as running in the project's settings; False if another process
     holds a fresh claim or claimed it at the same moment."""
-    running = (project.settings or {}).get("prehighlight", {}).get("refresh_running")
+    running = refresh_running(project)
     now = datetime.now(timezone.utc)
     if running and now - datetime.fromisoformat(running) < CLAIM_TIMEOUT:
         return False
-    settings = dict(project.settings or {})
-    settings["prehighlight"] = {**settings.get("prehighlight", {}),
-                                "refresh_running": now.isoformat(timespec="seconds")}
-    project.settings = settings
-    try:
-        session.commit()
-    except StaleDataError:
-        session.rollback()
-        return False
-    return True
-
-
-def refresh_running(project: Project) -> str | None:
-    """When the running refresh of the project started (ISO time), or None."""
-    return (project.settings or {}).get("prehighlight", {}).get("refresh_running")
+    return update_settings(session, project, {"prehighlight": {
+        "refresh_running": now.isoformat(timespec="seconds")}}, retry=False)

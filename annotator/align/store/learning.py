@@ -59,32 +59,44 @@ def refit_every(project: Project) -> int:
     return int(_prehighlight_settings(project).get("refit_every") or DEFAULT_REFIT_EVERY)
 
 
+def refresh_running(project: Project) -> str | None:
+    """When the running automatic refresh of the project started (ISO time), or None."""
+    return _prehighlight_settings(project).get("refresh_running")
+
+
 def last_fit(project: Project) -> dict:
     return dict(_prehighlight_settings(project).get("last_fit") or {})
 
 
-def update_prehighlight_settings(session: Session, project: Project, *,
-                                 audit_event: dict | None = None, **changes) -> None:
-    """Merge ``changes`` into ``settings['prehighlight']`` and commit (with the audit event
-    ``audit_event``, keyword arguments of :func:`annotator.study.audit.record`, if given).
+def update_settings(session: Session, project: Project, sections: dict[str, dict], *,
+                    audit_event: dict | None = None, retry: bool = True) -> bool:
+    """Merge ``sections`` (``{"prehighlight": {...}, "align": {...}}``) into the project's
+    settings and commit, with the audit event ``audit_event`` (keyword arguments of
+    :func:`annotator.study.audit.record`) if given.
 
     Projects carry a version counter: if another session changed the project in between
-    (a lead's switch, a refit in another worker), reload it and apply the change again.
-    """
-    for attempt in range(3):
+    (a lead's switch, a refit in another worker), reload it and apply the change again, up
+    to three times; with ``retry=False`` give up at once and return False (a claim that
+    lost the race)."""
+    attempts = 3 if retry else 1
+    for attempt in range(attempts):
         if audit_event is not None:
             audit.record(session, **audit_event)
         settings = dict(project.settings or {})
-        settings["prehighlight"] = {**settings.get("prehighlight", {}), **changes}
+        for name, changes in sections.items():
+            settings[name] = {**settings.get(name, {}), **changes}
         project.settings = settings
         try:
             session.commit()
-            return
+            return True
         except StaleDataError:
             session.rollback()
+            if not retry:
+                return False
             session.refresh(project)
-            if attempt == 2:
+            if attempt == attempts - 1:
                 raise
+    return False
 
 
 def set_auto_learn(session: Session, project: Project, enabled: bool | None = None,
@@ -102,10 +114,10 @@ def set_auto_learn(session: Session, project: Project, enabled: bool | None = No
         changes["refit_every"] = every
     if not changes:
         return
-    update_prehighlight_settings(session, project, audit_event=dict(
+    update_settings(session, project, {"prehighlight": changes}, audit_event=dict(
         action="prehighlight.auto_learn", user_id=user_id, project_id=project.id,
         object_type="project", object_id=project.id, before=before,
-        after={**before, **changes}), **changes)
+        after={**before, **changes}))
 
 
 def completed_document_count(session: Session, project: Project) -> int:
@@ -177,20 +189,11 @@ def learn_project(session: Session, project: Project, *, embedder=None, workers:
     prior = ranker_from_settings((project.settings or {}).get("align", {}).get("loss_model"))
     model = learn(docs, embedder or default_embedder(), prior=prior,
                   trained_on=f"{len(docs)} completed documents of project {project.name}")
-    for attempt in range(3):
-        settings = dict(project.settings or {})
-        settings["align"] = {**settings.get("align", {}), "loss_model": model.to_dict()}
-        settings["prehighlight"] = {**settings.get("prehighlight", {}), "last_fit": {
-            "completed": completed, "at": datetime.now(timezone.utc).isoformat(timespec="seconds")}}
-        project.settings = settings
-        try:
-            session.commit()
-            break
-        except StaleDataError:
-            session.rollback()
-            session.refresh(project)
-            if attempt == 2:
-                raise
+    update_settings(session, project, {
+        "align": {"loss_model": model.to_dict()},
+        "prehighlight": {"last_fit": {
+            "completed": completed,
+            "at": datetime.now(timezone.utc).isoformat(timespec="seconds")}}})
     refreshed = rerank_open_documents(session, project, embedder=embedder, workers=workers,
                                       progress=progress)
     audit.record(session, "prehighlight.learn", user_id=user_id, project_id=project.id,
