@@ -107,9 +107,8 @@ def settle(session: Session, document_ids: list[int]) -> None:
     if deferred is not None:
         deferred[0].difference_update(document_ids)
     mark_changed(session.connection(), sorted(document_ids))
-    _recompute_chunk(session, session.execute(select(
-        AdjudicationQueueEntry.document_id, AdjudicationQueueEntry.changes).where(
-        AdjudicationQueueEntry.document_id.in_(sorted(document_ids)))).all())
+    _recompute_chunk(session, _stale_entries(
+        session, AdjudicationQueueEntry.document_id.in_(sorted(document_ids))))
 
 
 def _bump(session: Session, documents: set, assignments: set) -> None:
@@ -133,17 +132,15 @@ def _refresh_marked(session: Session) -> None:
         if not documents:
             return
         try:
-            _recompute(session, session.execute(select(
-                AdjudicationQueueEntry.document_id, AdjudicationQueueEntry.changes).where(
-                AdjudicationQueueEntry.document_id.in_(sorted(documents)),
-                AdjudicationQueueEntry.stale.is_(True))).all())
+            _recompute(session, _stale_entries(
+                session, AdjudicationQueueEntry.document_id.in_(sorted(documents))))
         except Exception:  # noqa: BLE001 - derived data must not cost the user's save
             log.exception("adjudication queue: recomputing documents %s failed; left stale",
                           sorted(documents))
             return
 
 
-def _forget_marks(session: Session, _previous_transaction=None) -> None:
+def _forget_marks(session: Session) -> None:
     for key in ("queue_documents", "queue_assignments", _TO_REFRESH):
         session.info.pop(key, None)
 
@@ -180,13 +177,17 @@ def _bars(names) -> str:
 def refresh_stale(session: Session, project_id: int | None = None) -> int:
     """Recompute the stale entries (of one project, or all); returns how many. A write
     command's job (run after schema upgrades), never a page view's."""
-    query = select(AdjudicationQueueEntry.document_id, AdjudicationQueueEntry.changes).where(
-        AdjudicationQueueEntry.stale.is_(True))
-    if project_id is not None:
-        query = query.where(AdjudicationQueueEntry.project_id == project_id)
-    stale = session.execute(query).all()
+    stale = _stale_entries(session, *(() if project_id is None else (
+        AdjudicationQueueEntry.project_id == project_id,)))
     _recompute(session, stale)
     return len(stale)
+
+
+def _stale_entries(session: Session, *where) -> list:
+    """``(document_id, changes)`` of the stale entries matching ``where``."""
+    return session.execute(select(
+        AdjudicationQueueEntry.document_id, AdjudicationQueueEntry.changes).where(
+        AdjudicationQueueEntry.stale.is_(True), *where)).all()
 
 
 def _recompute(session: Session, stale) -> None:

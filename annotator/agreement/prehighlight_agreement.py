@@ -106,14 +106,17 @@ def match(a: Sequence[Mark], b: Sequence[Mark], kind: str | None = None) -> Coun
 Annotations = Mapping[str, Mapping[str, Sequence[Mark]]]  # document -> annotator -> marks
 
 
+def _documents(docs: Annotations, only: Iterable[str] | None):
+    """The documents of ``docs``, or those of them named in ``only``."""
+    keep = None if only is None else set(only)
+    return [(d, by) for d, by in docs.items() if keep is None or d in keep]
+
+
 def between_annotators(docs: Annotations, kind: str | None = None,
                        only: Iterable[str] | None = None) -> Counts:
     """Annotators against each other: every unordered pair on every document, pooled."""
-    keep = None if only is None else set(only)
     total = Counts()
-    for doc_id, by_annotator in docs.items():
-        if keep is not None and doc_id not in keep:
-            continue
+    for _doc_id, by_annotator in _documents(docs, only):
         for a, b in combinations(sorted(by_annotator), 2):
             total += match(by_annotator[a], by_annotator[b], kind)
     return total
@@ -123,11 +126,8 @@ def machine_against_annotators(docs: Annotations, machine: Mapping[str, Sequence
                                kind: str | None = None,
                                only: Iterable[str] | None = None) -> Counts:
     """Pre-highlights (A) against each annotator of the document in turn (B), pooled."""
-    keep = None if only is None else set(only)
     total = Counts()
-    for doc_id, by_annotator in docs.items():
-        if keep is not None and doc_id not in keep:
-            continue
+    for doc_id, by_annotator in _documents(docs, only):
         for name in sorted(by_annotator):
             total += match(machine.get(doc_id, ()), by_annotator[name], kind)
     return total
