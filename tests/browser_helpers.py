@@ -52,6 +52,20 @@ def drag_select(page, side: str, start: int, end: int):
     page.mouse.up()
 
 
+def hold_rating_saves(page, seconds: float = 0.6) -> list:
+    """Delay every rating save by ``seconds`` (a slow server) and record what each sent;
+    returns the list the request bodies are appended to."""
+    sent = []
+
+    def slow_rating_save(route):
+        sent.append(route.request.post_data_json)
+        time.sleep(seconds)  # the first answer is still on its way when the second click comes
+        route.continue_()
+
+    page.route("**/api/assignments/*/ratings", slow_rating_save)
+    return sent
+
+
 def wait_for(page, expression: str, timeout: float = 5.0):
     """Poll a JS expression from Python (wait_for_function would need eval, which the
     page's CSP forbids)."""

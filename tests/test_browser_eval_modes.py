@@ -5,13 +5,13 @@ to test-artifacts/ and docs/screenshots/."""
 from __future__ import annotations
 
 import shutil
-import time
 
 import pytest
 from sqlalchemy import select
 
 from annotator.models import Assignment, Document, EvalQAItem, Project, Rating, User
 from annotator.study.demo import DEMO_USERS, create_demo
+from tests.browser_helpers import hold_rating_saves
 from tests.conftest import ARTIFACTS, UPDATE_SCREENSHOTS, browser_login
 
 PASSWORDS = {name: password for name, _, password in DEMO_USERS}
@@ -333,14 +333,7 @@ def test_two_quick_clicks_on_one_criterion_are_saved_in_turn(demo, database, liv
     browser_login(page, live_server, "ana", PASSWORDS["ana"])
     page.goto(f"{live_server}/assignments/{aid}")
     page.locator("#criteria .criterion").first.wait_for()
-    sent = []
-
-    def slow_rating_save(route):
-        sent.append(route.request.post_data_json)
-        time.sleep(0.6)  # the first answer is still on its way when the second click comes
-        route.continue_()
-
-    page.route("**/api/assignments/*/ratings", slow_rating_save)
+    sent = hold_rating_saves(page)
     # Both clicks from inside the page, 50 ms apart (the test process is busy holding the
     # first request back).
     page.evaluate("""() => {

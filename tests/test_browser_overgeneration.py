@@ -1,7 +1,6 @@
 """The overgeneration schema in the browser: mark appended text with its category and
 answer the yes/no question per sentence pair."""
 
-import time
 
 import pytest
 
@@ -15,6 +14,7 @@ from tests.browser_helpers import (
     OVERGEN_TARGET,
     api_state,
     drag_select,
+    hold_rating_saves,
     open_page,
     wait_saved,
 )
@@ -26,14 +26,19 @@ pytestmark = pytest.mark.browser
 SOURCE, TARGET, LEAK = OVERGEN_SOURCE, OVERGEN_TARGET, OVERGEN_LEAK
 
 
-def test_mark_trailing_content_and_rate_the_pair(page, live_server, database, users, tmp_path):
+def _ana_overgeneration_assignment(database, users, tmp_path) -> int:
+    """One overgeneration pair assigned to ana and ben; ana's assignment id."""
     with database.session() as session:
         project = create_project(session, "og", "overgeneration",
                                  leads=[session.get(User, users["lee"])])
         import_file(session, project, write_jsonl(tmp_path / "og.jsonl", [
             {"id": "og-1", "sentences": [{"source": SOURCE, "target": TARGET}]}]))
         assign_documents(session, project, ["ana", "ben"])
-        aid = session.query(Assignment).filter_by(user_id=users["ana"]).one().id
+        return session.query(Assignment).filter_by(user_id=users["ana"]).one().id
+
+
+def test_mark_trailing_content_and_rate_the_pair(page, live_server, database, users, tmp_path):
+    aid = _ana_overgeneration_assignment(database, users, tmp_path)
     browser_login(page, live_server, "ana")
     open_page(page, live_server, aid)
 
@@ -64,24 +69,11 @@ def test_two_quick_clicks_on_one_rating_are_saved_in_turn(page, live_server, dat
     """Two values of one rating clicked in quick succession on a fresh document, with a slow
     server: the second save waits for the first's answer (the new rating's version), so
     nothing conflicts and the second value is the one stored."""
-    with database.session() as session:
-        project = create_project(session, "og", "overgeneration",
-                                 leads=[session.get(User, users["lee"])])
-        import_file(session, project, write_jsonl(tmp_path / "og.jsonl", [
-            {"id": "og-1", "sentences": [{"source": SOURCE, "target": TARGET}]}]))
-        assign_documents(session, project, ["ana", "ben"])
-        aid = session.query(Assignment).filter_by(user_id=users["ana"]).one().id
+    aid = _ana_overgeneration_assignment(database, users, tmp_path)
     browser_login(page, live_server, "ana")
     open_page(page, live_server, aid)
 
-    sent = []
-
-    def slow_rating_save(route):
-        sent.append(route.request.post_data_json)
-        time.sleep(0.6)  # the first answer is still on its way when the second click comes
-        route.continue_()
-
-    page.route("**/api/assignments/*/ratings", slow_rating_save)
+    sent = hold_rating_saves(page)
     # Both clicks from inside the page, 50 ms apart: the test process is busy holding the
     # first request back, so the second click must not wait for it.
     page.evaluate("""() => {

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
@@ -13,6 +14,7 @@ from annotator.cli import main
 from annotator.evaluation.qa_import import import_predictions, import_references
 from annotator.evaluation.results import project_results
 from annotator.evaluation.store import assign_items, draw_sample, mine_recall
+from annotator.ingest.readers import IngestError
 from annotator.models import Assignment, EvalQAItem, EvalRecallPair, User
 from annotator.resources import demo_data_dir
 from annotator.study.projects import create_project
@@ -179,11 +181,6 @@ def test_qa_files_are_read_strictly_with_file_and_line(database, users, tmp_path
     """The QA importers use the importers' one strict reader: NaN, a lone surrogate or a
     NUL is refused naming file and line and nothing is stored; U+2028 inside a string is
     not a line break."""
-    import pytest
-
-    from annotator.ingest.readers import IngestError
-    from annotator.models import EvalQAItem
-
     bad = {"qa.jsonl": '{"id": "x", "score": NaN}\n',
            "surrogate.jsonl": '\n{"id": "x\\ud800"}\n',
            "nul.jsonl": '{"id": "x\\u0000"}\n'}
@@ -211,8 +208,6 @@ def test_qa_files_are_read_strictly_with_file_and_line(database, users, tmp_path
 
 
 def test_align_command_refuses_nan_and_lone_surrogates_naming_line_and_field(tmp_path):
-    from click.testing import CliRunner
-
     path = tmp_path / "pairs.jsonl"
     path.write_text('{"id": "a", "source": "x", "target": "y"}\n'
                     '{"id": "b", "source": "x", "target": "y", "meta": {"p": NaN}}\n',
