@@ -55,3 +55,33 @@ def test_a_dropped_sentence_of_the_demo_is_boxed(demo):
     boxes = [s for s in found if any(a < start + len(sentence) and start < b
                                      for a, b in s.source_spans)]
     assert boxes and "similarity" in boxes[0].explanation
+
+
+def test_an_item_cut_out_is_a_deletion_a_vaguer_rendering_is_not():
+    """A sentence shown on hard evidence alone takes its kind from the token diff with the
+    closest simplified sentence: the dose cut out with nothing in its place is a deletion,
+    the dose rendered as "a daily dose" stays an oversimplification (planted benchmark)."""
+    import numpy as np
+
+    from annotator.align.loss_ranker import sentence_rows
+    from annotator.align.text import split_sentences
+
+    source = "Participants received montelukast 2.5 mg/kg twice daily or placebo for 12 weeks."
+    ranker = default_ranker()
+    ranker.thresholds = {"deletion": 0.99, "oversimplification": 0.99}  # the model says no
+
+    def kinds(target):
+        src, tgt = split_sentences(source), split_sentences(target)
+        rows = sentence_rows(source, target, src, np.full((len(src), len(tgt)), 0.8),
+                             target_sentences=tgt)
+        return [kind for _, kind, _ in ranker.choose(rows)], rows[0]
+
+    cut, row = kinds("People took montelukast or a dummy pill for 12 weeks.")
+    assert cut == ["deletion"]
+    assert [m.text for m in row.cut_out] == [m.text for m in row.missing]
+    vaguer, row = kinds("People took montelukast a daily dose or a dummy pill for 12 weeks.")
+    assert vaguer != ["deletion"] and vaguer and not row.cut_out
+    # Without the simplified sentences' spans nothing is called cut out.
+    src = split_sentences(source)
+    assert not sentence_rows(source, "People took montelukast.", src,
+                             np.full((1, 1), 0.8))[0].cut_out

@@ -48,7 +48,7 @@ def document_rows(doc: LearningDocument, embedder) -> list[SentenceRow]:
         return []
     sim = embedder.encode([doc.source[s:e] for s, e in src]) @ \
         embedder.encode([doc.target[s:e] for s, e in tgt]).T
-    return sentence_rows(doc.source, doc.target, src, sim)
+    return sentence_rows(doc.source, doc.target, src, sim, target_sentences=tgt)
 
 
 def _hits(spans, row: SentenceRow) -> bool:

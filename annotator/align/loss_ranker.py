@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from .content_classes import PATTERNS, Mention, find_content, normalise_for_presence
-from .information_loss import _present
+from .information_loss import _present, content_losses
 
 KINDS = ("deletion", "oversimplification")
 SECTIONS = ("background", "methods", "results", "conclusion")
@@ -96,14 +96,19 @@ class SentenceRow:
     # No simplified sentence covers it (best similarity below the whole-sentence
     # deletion threshold, AlignSettings.deletion_similarity_threshold).
     uncovered: bool = False
+    # Missing items the token diff with the closest simplified sentence shows cut out with
+    # nothing in their place (DESIGN §3.3's deletion candidates within aligned pairs).
+    cut_out: list[Mention] = field(default_factory=list)
 
 
 def sentence_rows(source: str, target: str, sentences: list[tuple[int, int]],
                   similarity: np.ndarray,
                   whole_sentence_threshold: float = WHOLE_SENTENCE_THRESHOLD,
+                  target_sentences: list[tuple[int, int]] | None = None,
                   ) -> list[SentenceRow]:
     """Feature rows of the non-heading source sentences (``similarity``: sentences x target
-    sentences cosine matrix, as the pipeline computes it)."""
+    sentences cosine matrix, as the pipeline computes it; ``target_sentences``: the spans of
+    its columns, needed to tell items cut out from items rendered more vaguely)."""
     target_norm = normalise_for_presence(target)
     target_stems = {stem(w) for w in _WORD.findall(target)}
     sections = _sections(source)
@@ -132,10 +137,24 @@ def sentence_rows(source: str, target: str, sentences: list[tuple[int, int]],
             **{f"missing_{c}": float(any(m.content_class == c for m in missing)) for c in CLASSES},
             **{f"section_{n}": float(section == n) for n in SECTIONS},
         }
+        cut_out = []
+        if target_sentences and missing:
+            closest = target_sentences[int(np.argmax(similarity[i]))]
+            cut_out = _cut_out(source, target, (s, e), closest, missing)
         rows.append(SentenceRow((s, e), np.array([values[f] for f in FEATURES]), missing,
                                 float(sims[0]), len(absent),
-                                bool(similarity.shape[1]) and sims[0] < whole_sentence_threshold))
+                                bool(similarity.shape[1]) and sims[0] < whole_sentence_threshold,
+                                cut_out))
     return rows
+
+
+def _cut_out(source: str, target: str, sentence: tuple[int, int], closest: tuple[int, int],
+             missing: list[Mention]) -> list[Mention]:
+    """The missing items that :func:`.information_loss.content_losses` calls deletions
+    against the closest simplified sentence (no shorter or vaguer phrase in their place)."""
+    deleted = [span for c in content_losses(source, target, sentence, closest)
+               if c.kind == "deletion" for span in c.source_spans]
+    return [m for m in missing if any(a < m.end and m.start < b for a, b in deleted)]
 
 
 def _sections(source: str) -> list[tuple[int, str]]:
@@ -190,8 +209,9 @@ class LossRanker:
         """(row, kind, probability) of the sentences to suggest, best first.
 
         One suggestion per sentence, of the kind whose probability clears its threshold by
-        the larger factor; the ``max_per_document`` strongest, plus every sentence missing
-        content of ``always_classes``.
+        the larger factor; the ``max_per_document`` strongest, plus every sentence with hard
+        evidence of a loss (those below both thresholds are deletions when their missing
+        items were cut out with nothing in their place, see ``SentenceRow.cut_out``).
         """
         probs = self.probabilities(rows)
         picked, floor = [], []
@@ -204,7 +224,10 @@ class LossRanker:
             if ratios[kind] >= 1.0:
                 picked.append(entry)
             elif self._hard(row):
-                floor.append(entry)
+                # Shown on hard evidence alone: the model saw no loss here, so its kind
+                # preference says little; an item cut out with nothing in its place is a
+                # deletion (issue #14: planted deletions were all called oversimplifications).
+                floor.append((*entry[:2], "deletion" if row.cut_out else kind, entry[3]))
         picked.sort(key=lambda p: -p[0])
         # Beyond the cap, the model's own picks stay when they lost an item of those classes.
         floor += [p for p in picked[self.max_per_document:]

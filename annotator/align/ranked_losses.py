@@ -38,7 +38,8 @@ def ranked_losses(source: str, target: str, src_sents: list[Span], tgt_sents: li
                   similarity, groups, candidates: list[Suggestion], ranker: LossRanker,
                   embedder, wanted: set[str],
                   whole_sentence_threshold: float = WHOLE_SENTENCE_THRESHOLD) -> list[Suggestion]:
-    rows = sentence_rows(source, target, src_sents, similarity, whole_sentence_threshold)
+    rows = sentence_rows(source, target, src_sents, similarity, whole_sentence_threshold,
+                         tgt_sents)
     index_of = {span: i for i, span in enumerate(src_sents)}
     out = []
     for row, kind, probability in ranker.choose(rows):
