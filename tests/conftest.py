@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import uuid
 from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -89,10 +92,45 @@ def config(tmp_path, database_url):
                            secret_key="test-secret", exports_path=tmp_path / "exports")
 
 
-@pytest.fixture
-def database(config):
-    db = Database(config.database_url)
+@pytest.fixture(scope="session", autouse=True)
+def password_hashes_computed_once():
+    """Each distinct password is hashed, and each (hash, password) pair checked, once per run.
+
+    Werkzeug's scrypt costs ~0.1 s a call, on purpose, and most tests create four users and
+    log in: that was a minute of the suite. The functions and their results are Werkzeug's
+    own; only repeated calls with the same arguments are answered from memory. Servers
+    started in their own process (tests of ``annotator serve``) hash for real every time.
+    """
+    from annotator.study import accounts
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(accounts, "generate_password_hash",
+                      lru_cache(maxsize=None)(accounts.generate_password_hash))
+        patch.setattr(accounts, "check_password_hash",
+                      lru_cache(maxsize=None)(accounts.check_password_hash))
+        yield
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite_file(tmp_path_factory) -> Path:
+    """A SQLite file brought to the newest migration once per run. Migrating a new file
+    costs ~0.3 s and most tests want a migrated database: they start from a copy of this
+    one (the migration tests start from empty files of their own)."""
+    path = tmp_path_factory.mktemp("migrated") / "newest.sqlite3"
+    db = Database(f"sqlite:///{path}")
     db.upgrade()
+    db.dispose()
+    return path
+
+
+@pytest.fixture
+def database(config, request):
+    if not POSTGRES_ADMIN_URL:
+        target = Path(make_url(config.database_url).database)
+        if not target.exists():
+            shutil.copyfile(request.getfixturevalue("migrated_sqlite_file"), target)
+    db = Database(config.database_url)
+    db.upgrade()   # a no-op on the copy; still the path every start-up takes
     yield db
     db.dispose()
 
