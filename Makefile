@@ -9,13 +9,18 @@ STAMP := $(VENV)/.installed
 demo: setup
 	$(VENV)/bin/annotator demo
 
+# Tests run in one process per core (pytest-xdist; PYTEST_WORKERS=0 for one process): many of
+# them wait on a browser, a server or a subprocess, and the others fill that time.
+PYTEST_WORKERS ?= auto
+PYTEST := $(PY) -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
+
 # Lint (ruff, configured in pyproject.toml); the whole suite on SQLite, then every database
 # test again on a real PostgreSQL server, both beside a real Label Studio server (installed
 # into .venv-labelstudio on first use).
 test: setup system-deps
 	$(VENV)/bin/ruff check .
 	PYTHON=$(PYTHON) bash scripts/with-labelstudio.sh bash -c \
-	  '$(PY) -m pytest $(PYTEST_ARGS) && bash scripts/with-postgres.sh $(PY) -m pytest $(PYTEST_ARGS)'
+	  '$(PYTEST) && bash scripts/with-postgres.sh $(PYTEST)'
 
 setup: $(STAMP)
 
