@@ -206,7 +206,10 @@ def live_server(app):
     from werkzeug.serving import make_server
 
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # A short poll interval: shutdown() waits up to one interval (0.5 s by default, half a
+    # second of every browser test).
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
@@ -243,5 +246,6 @@ def browser_login(page, base_url, username, password=PASSWORD):
     page.goto(f"{base_url}/login")
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", password)
-    page.click("button[type=submit]")
-    page.wait_for_load_state("networkidle")
+    # The page the login redirects to, loaded ("networkidle" waited 0.5 s more each time).
+    with page.expect_navigation():
+        page.click("button[type=submit]")
