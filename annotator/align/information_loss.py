@@ -75,19 +75,21 @@ _DESIGN_NOUNS = {"trial", "trials", "study", "controlled"}
 
 def content_losses(source: str, target: str, src_region: tuple[int, int],
                    tgt_region: tuple[int, int] | None, *, max_tokens: int = 1000,
-                   ) -> list[Suggestion]:
+                   missing: list[Mention] | None = None) -> list[Suggestion]:
     """Deletion/oversimplification candidates for one aligned group of regions.
 
     ``src_region``/``tgt_region`` are character ranges of the group in the full texts;
     ``tgt_region`` None means the source sentences are unaligned (only deletions).
+    ``missing``: the region's content missing from the target (offsets in ``source``), when
+    the caller found it already; else it is found here.
     """
     s0, s1 = src_region
     src_text = source[s0:s1]
-    mentions = find_content(src_text)
-    if not mentions:
-        return []
-    target_norm = normalise_for_presence(target)
-    missing = [m for m in mentions if not _present(m, target_norm)]
+    if missing is None:
+        target_norm = normalise_for_presence(target)
+        missing = [m for m in find_content(src_text) if not _present(m, target_norm)]
+    else:
+        missing = [Mention(m.start - s0, m.end - s0, m.content_class, m.text) for m in missing]
     if not missing:
         return []
     src_spans = word_spans(src_text)

@@ -152,7 +152,7 @@ def _cut_out(source: str, target: str, sentence: tuple[int, int], closest: tuple
              missing: list[Mention]) -> list[Mention]:
     """The missing items that :func:`.information_loss.content_losses` calls deletions
     against the closest simplified sentence (no shorter or vaguer phrase in their place)."""
-    deleted = [span for c in content_losses(source, target, sentence, closest)
+    deleted = [span for c in content_losses(source, target, sentence, closest, missing=missing)
                if c.kind == "deletion" for span in c.source_spans]
     return [m for m in missing if any(a < m.end and m.start < b for a, b in deleted)]
 
@@ -220,14 +220,15 @@ class LossRanker:
                 continue  # every word of it is in the simplification: nothing was lost
             ratios = {k: probs[k][i] / self.thresholds[k] for k in KINDS}
             kind = max(ratios, key=ratios.get)
-            entry = (ratios[kind], row, kind, float(probs[kind][i]))
+            probability = float(probs[kind][i])
             if ratios[kind] >= 1.0:
-                picked.append(entry)
+                picked.append((ratios[kind], row, kind, probability))
             elif self._hard(row):
                 # Shown on hard evidence alone: the model saw no loss here, so its kind
                 # preference says little; an item cut out with nothing in its place is a
                 # deletion (issue #14: planted deletions were all called oversimplifications).
-                floor.append((*entry[:2], "deletion" if row.cut_out else kind, entry[3]))
+                floor.append((ratios[kind], row, "deletion" if row.cut_out else kind,
+                              probability))
         picked.sort(key=lambda p: -p[0])
         # Beyond the cap, the model's own picks stay when they lost an item of those classes.
         floor += [p for p in picked[self.max_per_document:]

@@ -78,8 +78,7 @@ def update_settings(session: Session, project: Project, sections: dict[str, dict
     (a lead's switch, a refit in another worker), reload it and apply the change again, up
     to three times; with ``retry=False`` give up at once and return False (a claim that
     lost the race)."""
-    attempts = 3 if retry else 1
-    for attempt in range(attempts):
+    for attempt in range(3):
         if audit_event is not None:
             audit.record(session, **audit_event)
         settings = dict(project.settings or {})
@@ -94,9 +93,8 @@ def update_settings(session: Session, project: Project, sections: dict[str, dict
             if not retry:
                 return False
             session.refresh(project)
-            if attempt == attempts - 1:
+            if attempt == 2:
                 raise
-    return False
 
 
 def set_auto_learn(session: Session, project: Project, enabled: bool | None = None,
