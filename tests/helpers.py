@@ -27,6 +27,15 @@ INFOLOSSQA_FILES = {s: {r: INFOLOSSQA / f"eval-{s}-annotations" / f"batch1-{r}.j
                         for r in ("kathryn", "keziah")} for s in ("accuracy", "recall")}
 
 
+def infolossqa_pair(doc_id: str) -> tuple[str, str]:
+    """(original, simplification) of one InfoLossQA development document, as its Thresh
+    export holds them (Trienes et al. 2024, CC BY 4.0)."""
+    for path in sorted((INFOLOSSQA / "annotations").glob(f"*/{doc_id}-annotations.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))[0]
+        return record["source"], record["target"]
+    raise FileNotFoundError(f"{INFOLOSSQA}: no document {doc_id}")
+
+
 def write_jsonl(path: Path, records) -> Path:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
                     encoding="utf-8")

@@ -85,3 +85,23 @@ def test_an_item_cut_out_is_a_deletion_a_vaguer_rendering_is_not():
     src = split_sentences(source)
     assert not sentence_rows(source, "People took montelukast.", src,
                              np.full((1, 1), 0.8))[0].cut_out
+
+
+def test_on_a_real_pair_only_the_hard_evidence_box_takes_the_cut_out_kind():
+    """InfoLossQA document 1774569 (GPT-4 simplification): two sentences lost "randomised"
+    with nothing in its place. The model picks the Methods sentence itself and keeps its
+    kind (oversimplification, what the experts mostly call such a loss); the conclusion is
+    shown on hard evidence alone, and the cut-out rule makes it a deletion."""
+    from annotator.align.learning import LearningDocument, document_rows
+    from tests.helpers import infolossqa_pair
+
+    source, target = infolossqa_pair("1774569")
+    rows = document_rows(LearningDocument("1774569", source, target), Embedder())
+    chosen = {source[row.span[0]:row.span[1]]: (kind, row) for row, kind, _ in
+              default_ranker().choose(rows) if row.cut_out}
+    methods = "Open label randomised controlled trial in NHS Primary Care"
+    conclusion = "Informative randomised trials evaluating routine care"
+    [(picked_kind, picked)] = [v for k, v in chosen.items() if k.startswith(methods)]
+    [(floor_kind, floor)] = [v for k, v in chosen.items() if k.startswith(conclusion)]
+    assert picked_kind == "oversimplification"
+    assert floor_kind == "deletion" and [m.text for m in floor.cut_out] == ["randomised"]

@@ -4,14 +4,13 @@ simplification, or after the last words a group's target shares with its source 
 (the SimpleOG rule); unaligned sentences between aligned ones are ``insertion``.
 Real MiniLM model; a hand case and real InfoLossQA pairs."""
 
-import json
 import os
 
 import pytest
 
 from annotator.align import analyse_pair, suggest
 from annotator.align.embeddings import Embedder
-from tests.helpers import INFOLOSSQA
+from tests.helpers import infolossqa_pair
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -61,14 +60,6 @@ def test_sentence_before_the_first_aligned_one_is_an_insertion(embedder):
     assert [(s.kind, _text(target, s)) for s in found] == [("insertion", EXPLAINER)]
 
 
-def _infolossqa(doc_id):
-    """One document of the InfoLossQA development data (Trienes et al. 2024, CC BY 4.0)."""
-    for path in sorted((INFOLOSSQA / "annotations").glob(f"*/{doc_id}-annotations.json")):
-        record = json.loads(path.read_text(encoding="utf-8"))[0]
-        return record["source"], record["target"]
-    raise FileNotFoundError(f"{INFOLOSSQA}: no document {doc_id}")
-
-
 # Real pairs where a GPT-4 simplification explains a term in a sentence of its own in the
 # middle of the text; before the fix these were flagged as trailing content.
 REAL = {"3483284": "It can also act as a neurotransmitter to help nerves communicate",
@@ -77,7 +68,7 @@ REAL = {"3483284": "It can also act as a neurotransmitter to help nerves communi
 
 @pytest.mark.parametrize("doc_id", sorted(REAL))
 def test_real_pairs_flag_trailing_content_only_after_the_last_aligned_text(doc_id, embedder):
-    source, target = _infolossqa(doc_id)
+    source, target = infolossqa_pair(doc_id)
     found, groups = analyse_pair(source, target, detectors={"trailing"}, embedder=embedder)
     last_aligned_end = max(t1 for _, (_, t1) in groups)
     for s in found:
