@@ -98,3 +98,22 @@ def test_long_batches_are_split_without_changing_the_vectors(monkeypatch):
     monkeypatch.setattr(minilm, "_ACTIVATION_BUDGET", 1)  # every batch halves to single texts
     split = encoder.encode(sentences, batch_size=20)
     assert np.allclose(whole, split, atol=1e-5)
+
+
+def test_batches_by_token_count_give_each_text_its_own_vector():
+    """Texts of similar length in characters but not in word pieces ("0.5 mg/kg i.v." is
+    many pieces, "appointment" one): batched together they get the vectors each gets alone,
+    and each batch is padded only to its own longest text."""
+    encoder = MiniLMEncoder(default_model_path())
+    texts = ["0.5 mg/kg i.v.", "appointment", "𝛼-thalassemia 😀", "25(OH)D <30 ng/ml",
+             "the doctors", "", "low vitamin D levels in adults", "NRS"]
+    alone = np.stack([encoder.encode([t])[0] for t in texts])
+    together = encoder.encode(texts, batch_size=3)
+    assert np.allclose(alone, together, atol=1e-5)
+    assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+    widths = []
+    original = encoder._encode_batch
+    encoder._encode_batch = lambda ids: widths.append(max(map(len, ids))) or original(ids)
+    encoder.encode(texts, batch_size=3)
+    counts = sorted(len(encoder.tokenizer.encode(t).ids) for t in texts)
+    assert widths == [max(counts[i:i + 3]) for i in range(0, len(counts), 3)]

@@ -117,9 +117,10 @@ class MiniLMEncoder:
                   if not name.endswith("position_ids")}
         self.tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
         # tokenizer.json ships fixed 128 padding/truncation; sentence-transformers pads to
-        # the longest text of the batch and truncates at max_seq_length.
+        # the longest text of the batch and truncates at max_seq_length. Padding is done
+        # here, per batch of texts of similar token count (see ``encode``).
         self.tokenizer.enable_truncation(max_length=self.max_length)
-        self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self.tokenizer.no_padding()
 
     def dimension(self) -> int:
         return self.hidden
@@ -127,27 +128,32 @@ class MiniLMEncoder:
     def encode(self, sentences: list[str], batch_size: int = 64) -> np.ndarray:
         """L2-normalised mean-pooled embeddings, shape (len(sentences), hidden), float32."""
         out = np.zeros((len(sentences), self.hidden), dtype=np.float32)
-        # Sort by length so each batch pads little (sentence-transformers does the same).
-        order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+        ids = [e.ids for e in self.tokenizer.encode_batch(sentences)]
+        # Batch texts of similar *token* count, so each batch pads little (sentence-
+        # transformers sorts by characters; on the short phrases of a rendering search,
+        # numbers and units made that padding nearly half of all the work).
+        order = sorted(range(len(sentences)), key=lambda i: len(ids[i]))
         for start in range(0, len(order), batch_size):
             idx = order[start:start + batch_size]
-            out[idx] = self._encode_batch([sentences[i] for i in idx])
+            out[idx] = self._encode_batch([ids[i] for i in idx])
         return out
 
-    def _encode_batch(self, texts: list[str]) -> np.ndarray:
-        encodings = self.tokenizer.encode_batch(texts)
-        length = len(encodings[0].ids)
+    def _encode_batch(self, token_ids: list[list[int]]) -> np.ndarray:
+        length = max(len(t) for t in token_ids)
         widest = max(self.heads * length, self.intermediate)
-        if len(texts) > 1 and len(texts) * length * widest > _ACTIVATION_BUDGET:
+        if len(token_ids) > 1 and len(token_ids) * length * widest > _ACTIVATION_BUDGET:
             # Long sentences: the attention scores (batch x heads x length^2 floats) and the
             # feed-forward activations (batch x length x 1536) would dominate peak memory,
             # so halve the batch instead.
-            half = len(texts) // 2
-            return np.concatenate([self._encode_batch(texts[:half]),
-                                   self._encode_batch(texts[half:])])
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
-        types = np.array([e.type_ids for e in encodings], dtype=np.int64)
+            half = len(token_ids) // 2
+            return np.concatenate([self._encode_batch(token_ids[:half]),
+                                   self._encode_batch(token_ids[half:])])
+        ids = np.zeros((len(token_ids), length), dtype=np.int64)   # 0 = [PAD]
+        mask = np.zeros((len(token_ids), length), dtype=np.float32)
+        for row, tokens in enumerate(token_ids):
+            ids[row, :len(tokens)] = tokens
+            mask[row, :len(tokens)] = 1.0
+        types = np.zeros_like(ids)   # one segment
         w = self.w
         n, length = ids.shape
         x = (w["embeddings.word_embeddings.weight"][ids]
