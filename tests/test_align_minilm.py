@@ -100,10 +100,10 @@ def test_long_batches_are_split_without_changing_the_vectors(monkeypatch):
     assert np.allclose(whole, split, atol=1e-5)
 
 
+
 def test_batches_by_token_count_give_each_text_its_own_vector():
     """Texts of similar length in characters but not in word pieces ("0.5 mg/kg i.v." is
-    many pieces, "appointment" one): batched together they get the vectors each gets alone,
-    and each batch is padded only to its own longest text."""
+    many pieces, "appointment" one): batched together they get the vectors each gets alone."""
     encoder = MiniLMEncoder(default_model_path())
     texts = ["0.5 mg/kg i.v.", "appointment", "𝛼-thalassemia 😀", "25(OH)D <30 ng/ml",
              "the doctors", "", "low vitamin D levels in adults", "NRS"]
@@ -111,9 +111,16 @@ def test_batches_by_token_count_give_each_text_its_own_vector():
     together = encoder.encode(texts, batch_size=3)
     assert np.allclose(alone, together, atol=1e-5)
     assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
-    widths = []
-    original = encoder._encode_batch
-    encoder._encode_batch = lambda ids: widths.append(max(map(len, ids))) or original(ids)
-    encoder.encode(texts, batch_size=3)
-    counts = sorted(len(encoder.tokenizer.encode(t).ids) for t in texts)
-    assert widths == [max(counts[i:i + 3]) for i in range(0, len(counts), 3)]
+
+
+def test_a_batch_closes_when_full_or_when_padding_would_cost_more_than_a_batch():
+    from annotator.align.minilm import _BATCH_OVERHEAD_TOKENS, _batches_by_length
+
+    # Shortest first, at most batch_size per batch.
+    assert _batches_by_length([5, 3, 4, 3], 2) == [[1, 3], [2, 0]]
+    # Ten 8-token windows and a 60-token sentence: the sentence would pad the ten by 520
+    # tokens, so it gets its own batch; a 9-token window joins them (10 more tokens).
+    lengths = [8] * 10 + [60, 9]
+    assert _batches_by_length(lengths, 64) == [list(range(10)) + [11], [10]]
+    assert 10 * (9 - 8) <= _BATCH_OVERHEAD_TOKENS < 10 * (60 - 9)
+    assert _batches_by_length([], 64) == []
