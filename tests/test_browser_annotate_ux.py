@@ -93,6 +93,41 @@ def test_double_click_on_a_menu_choice_adds_no_stray_span(page, live_server, stu
     ]
 
 
+
+def test_a_press_before_the_first_release_is_handled_adds_no_stray_span(page, live_server,
+                                                                         study, database):
+    """The order a busy browser may deliver a double-click on a menu choice in: input runs
+    before timers, so the second press (selecting the word under the closed menu) can come
+    before the first release's deferred selection check. That check must not add the word."""
+    aid = study["assignments"]["ana"][0]
+    prepare(database, aid)
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    drag_select(page, "source", *span(SOURCE, "124 adults"))
+    page.locator("#popover [data-type=deletion]").wait_for()
+    page.evaluate("""async ([start, end]) => {
+        const m = await import('/static/js/offsets.js');
+        const choice = document.querySelector('#popover [data-type=deletion]');
+        const press = (target, type, detail) => target.dispatchEvent(
+            new MouseEvent(type, {bubbles: true, cancelable: true, button: 0, detail}));
+        press(choice, 'mousedown', 1);
+        press(choice, 'mouseup', 1);       // its selection check is deferred to a timer
+        choice.click();                    // the edit is made and the selection cleared
+        const text = document.querySelector('.text[data-side=source]');
+        const word = m.offsetsToRange(text, start, end);
+        const sel = window.getSelection();
+        sel.removeAllRanges();
+        sel.addRange(word);                // the second press selects a word ...
+        press(word.startContainer.parentElement, 'mousedown', 2);   // ... before the timer
+    }""", list(span(SOURCE, "placebo-controlled")))
+    settle(page)
+    page.wait_for_timeout(100)
+    assert page.locator("#edit-form .chip").count() == 1
+    assert [e["spans"] for e in server_edits(database, aid)] == [
+        [("source", *span(SOURCE, "124 adults"))]
+    ]
+
+
 def test_keyboard_help_lists_keys_as_keys(page, live_server, study):
     browser_login(page, live_server, "ana")
     open_page(page, live_server, study["assignments"]["ana"][0])

@@ -33,12 +33,19 @@ export function watchSelection(texts, getCps, { onSelect, onClick }) {
   // A double-click whose first click landed outside the texts (on a menu choice that then
   // closed) must not turn its second click into a word selection under the closed menu.
   let firstClickInText = true;
+  // The selection is read once the mouseup's own click has run (a menu choice clears it),
+  // but only if no new press came in between: the browser runs input before timers, so the
+  // second press of a quick double-click can select a word under the closed menu before
+  // the first release is handled, and that word is not what the first release selected.
+  let presses = 0;
   document.addEventListener("mousedown", (e) => {
+    presses += 1;
     if (e.detail <= 1) firstClickInText = Boolean(sideOf(e.target));
   }, true);
   document.addEventListener("mouseup", (e) => {
     if (e.detail > 1 && !firstClickInText) { clearSelection(); return; }
-    setTimeout(() => handle(e), 0);
+    const press = presses;
+    setTimeout(() => { if (presses === press) handle(e); }, 0);
   });
   for (const el of Object.values(texts)) {
     el.addEventListener("keyup", (e) => { if (e.shiftKey) handle(e); });
