@@ -27,10 +27,17 @@ aligner takes over instead of crashing.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-from nltk.tokenize import NLTKWordTokenizer
 
-_TOKENIZER = NLTKWordTokenizer()
+@lru_cache(maxsize=1)
+def _tokenizer():
+    """NLTK's word tokenizer, imported on first use: importing nltk takes about 2 s (it
+    loads scipy.stats), and commands that only split sentences (``annotator import``, the
+    web app) never tokenize words."""
+    from nltk.tokenize import NLTKWordTokenizer
+
+    return NLTKWordTokenizer()
 
 # Characters that NLTK's final-period rule lets stand between a period and the end of the
 # string ("... end.) " / "end.'"). A trailing run of chunks made only of these belongs to
@@ -76,7 +83,7 @@ def _tokenize_wrapped(left: str, chunk: str, right: str) -> tuple[tuple[int, int
     prefix = "a" + left if left else ""
     suffix = right + "a"
     wrapped = prefix + chunk + suffix
-    tokens = _TOKENIZER.tokenize(wrapped)
+    tokens = _tokenizer().tokenize(wrapped)
     if prefix:
         if not tokens or tokens[0] != "a":
             return None
@@ -111,7 +118,7 @@ def _segment_spans(text: str, start: int, end: int, tail: bool):
 
 def _tokenize_tail(left: str, tail: str) -> tuple[tuple[int, int], ...] | None:
     prefix = "a" + left if left else ""
-    tokens = _TOKENIZER.tokenize(prefix + tail)
+    tokens = _tokenizer().tokenize(prefix + tail)
     if prefix:
         if not tokens or tokens[0] != "a":
             return None
@@ -142,11 +149,11 @@ def _tolerant_align(tokens: list[str], text: str) -> list[tuple[int, int]]:
 
 def _whole_text_spans(text: str) -> list[tuple[int, int]]:
     try:
-        spans = list(_TOKENIZER.span_tokenize(text))
+        spans = list(_tokenizer().span_tokenize(text))
     except (ValueError, StopIteration, RuntimeError, IndexError):
-        return _tolerant_align(_TOKENIZER.tokenize(text), text)
+        return _tolerant_align(_tokenizer().tokenize(text), text)
     if any(b[0] < a[1] for a, b in zip(spans, spans[1:])):
-        return _tolerant_align(_TOKENIZER.tokenize(text), text)
+        return _tolerant_align(_tokenizer().tokenize(text), text)
     return spans
 
 
