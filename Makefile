@@ -17,14 +17,15 @@ PYTEST := $(PY) -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 # Lint (ruff, configured in pyproject.toml); the whole suite on SQLite, then every database
 # test again on a real PostgreSQL server, both beside a real Label Studio server (installed
 # into .venv-labelstudio on first use).
-# Bytecode on, whatever the shell says (PYTHONDONTWRITEBYTECODE): with it off, every test
-# process and every server or command a test starts compiles the project and re-rewrites
-# the test modules' asserts again (about 6 s per process).
-test: export PYTHONDONTWRITEBYTECODE =
 test: setup system-deps
 	$(VENV)/bin/ruff check .
 	PYTHON=$(PYTHON) bash scripts/with-labelstudio.sh bash -c \
 	  '$(PYTEST) && bash scripts/with-postgres.sh $(PYTEST)'
+
+# Bytecode on, whatever the shell says (PYTHONDONTWRITEBYTECODE): with it off, every test
+# process and every server or command a test starts compiles the project and re-rewrites
+# the test modules' asserts again (about 6 s per process).
+test: export PYTHONDONTWRITEBYTECODE =
 
 setup: $(STAMP)
 

@@ -3,14 +3,6 @@
 from __future__ import annotations
 
 import os
-
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    # One test process per core (make test): each gets one BLAS / OpenMP thread, set before
-    # numpy loads. Otherwise every process starts a thread per core for each matrix product
-    # and the spinning threads of two processes fight over the same cores (the SQLite pass
-    # spent 36 s more CPU that way).
-    for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(_variable, "1")
 import re
 import shutil
 import uuid
@@ -26,6 +18,14 @@ from annotator.app import create_app
 from annotator.config import Config
 from annotator.db import Database
 from annotator.study.accounts import create_user
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # One test process per core (make test): each gets one BLAS / OpenMP thread, set before
+    # numpy loads (none of the imports above loads it). Otherwise every process starts a
+    # thread per core for each matrix product and the spinning threads of two processes
+    # fight over the same cores (the SQLite pass spent 36 s more CPU that way).
+    for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_variable, "1")
 
 # Set ANNOTATOR_TEST_POSTGRES_URL (e.g. postgresql://postgres@127.0.0.1:5433/postgres) to
 # run every database test against a fresh PostgreSQL database instead of a SQLite file.
