@@ -75,6 +75,13 @@ def wait_for(page, expression: str, timeout: float = 5.0):
         page.wait_for_timeout(50)
 
 
+def click_to_load(page, selector: str):
+    """Click a link or submit button and wait for the page it loads: reading the old page
+    (or the new one before it is parsed) right after a bare click fails under load."""
+    with page.expect_navigation():
+        page.click(selector)
+
+
 def wait_saved(page):
     page.wait_for_selector("#save-state[data-state=saved]")
 

@@ -11,6 +11,7 @@ from sqlalchemy import select
 from annotator.adjudication.overview import apply_automatic
 from annotator.models import Assignment, Document, User
 from annotator.study.accounts import create_user
+from tests.browser_helpers import click_to_load
 from tests.conftest import ARTIFACTS, PASSWORD, browser_login
 
 pytestmark = pytest.mark.browser
@@ -36,7 +37,7 @@ def ids_in_table(page, table: str) -> list[str]:
 def test_data_manager_filters_sorts_and_assigns_in_bulk(page, live_server, lead_study):
     browser_login(page, live_server, "lee")
     page.goto(f"{live_server}/projects/{lead_study['project_id']}")
-    page.click("#project-nav >> text=Documents (data manager)")
+    click_to_load(page, "#project-nav >> text=Documents (data manager)")
     table = "#data-manager"
     assert ids_in_table(page, table) == ["q1", "q2", "q3"]
     row = page.locator(f"{table} tr[data-document=q3]")
@@ -44,11 +45,11 @@ def test_data_manager_filters_sorts_and_assigns_in_bulk(page, live_server, lead_
     assert page.locator(f"{table} tr[data-document=q1] td").nth(5).inner_text() == "0.50"
 
     page.get_by_label("Status").select_option("ready")
-    page.click("#dm-filters button[type=submit]")
+    click_to_load(page, "#dm-filters button[type=submit]")
     assert ids_in_table(page, table) == ["q1", "q2"]
-    page.click(f"{table} th >> text=Agreement")  # ascending: least agreement first
+    click_to_load(page, f"{table} th >> text=Agreement")  # ascending: least agreement first
     assert ids_in_table(page, table) == ["q1", "q2"]
-    page.click(f"{table} th >> text=Agreement")
+    click_to_load(page, f"{table} th >> text=Agreement")
     assert ids_in_table(page, table) == ["q2", "q1"]
     assert page.locator(f"{table} th[aria-sort=descending]").inner_text().startswith("Agreement")
 
@@ -58,7 +59,7 @@ def test_data_manager_filters_sorts_and_assigns_in_bulk(page, live_server, lead_
     assert page.locator(f"{table} input[name=doc]:checked").count() == 1
     page.select_option("#bulk-action", "assign")
     page.select_option("#bulk-form select[name=to]", "cy")
-    page.click("#bulk-form button[type=submit]")
+    click_to_load(page, "#bulk-form button[type=submit]")
     expect(page.locator(".flash.ok")).to_have_text("1 document(s) assigned to cy.")
     assert ids_in_table(page, table) == ["q3"]  # back on the same search
     assert "cy · assigned" in page.locator(f"{table} tr[data-document=q3]").inner_text()
@@ -75,12 +76,12 @@ def test_my_documents_project_filter_progress_and_time(page, live_server, lead_s
     assert ids_in_table(page, "#my-documents") == ["q1", "q2", "q3"]  # done stay in place
     assert "12 min 5 s" in page.locator("#my-documents tr[data-document=q3]").inner_text()
     page.get_by_label("Show").select_option("todo")
-    page.click("#my-filters button[type=submit]")
+    click_to_load(page, "#my-filters button[type=submit]")
     assert ids_in_table(page, "#my-documents") == ["q3"]
     projects = page.locator("#my-filters select[name=project] option").all_inner_texts()
     assert projects == ["all", "qa"]
     page.get_by_label("Show").select_option("all")
-    page.click("#my-filters button[type=submit]")
+    click_to_load(page, "#my-filters button[type=submit]")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "my_documents.png"), full_page=True)
     page.click("text=Next to do →")
