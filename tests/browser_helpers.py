@@ -75,6 +75,17 @@ def wait_for(page, expression: str, timeout: float = 5.0):
         page.wait_for_timeout(50)
 
 
+def eventually(read, expected, timeout: float = 5.0):
+    """Poll ``read()`` (a look at the server's side, e.g. the database) until it returns
+    ``expected``; return the last value. For effects the page sends on its own after a save
+    (a suggestion's accept action follows the save of its edit), which no page state
+    reports."""
+    deadline = time.monotonic() + timeout
+    while (value := read()) != expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return value
+
+
 def click_to_load(page, selector: str):
     """Click a link or submit button and wait for the page it loads: reading the old page
     (or the new one before it is parsed) right after a bare click fails under load."""

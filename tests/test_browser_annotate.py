@@ -364,10 +364,11 @@ def test_guidelines_search_and_help(page, live_server, study):
 def test_active_time_is_reported_when_leaving(page, live_server, study):
     aid = study["assignments"]["ana"][1]
     browser_login(page, live_server, "ana")
+    page.clock.install()  # the timer runs on the page's clock, moved on below
     open_page(page, live_server, aid)
     for i in range(8):
         page.mouse.move(300 + i * 10, 300)
-        page.wait_for_timeout(400)
+        page.clock.run_for(400)
     shown = page.locator("#timer").inner_text()
     assert shown in ("0:02", "0:03", "0:04")
     page.goto(f"{live_server}/my")            # pagehide: keepalive report

@@ -16,6 +16,7 @@ from tests.browser_helpers import (
     add_edit,
     api_state,
     drag_select,
+    eventually,
     open_page,
     prepare,
     span,
@@ -146,6 +147,7 @@ def test_undo_and_redo_spans_fields_delete_and_suggestions(page, live_server, st
     aid = study["assignments"]["ana"][0]
     ids = prepare(database, aid, suggestions=standard_suggestions())["suggestions"]
     browser_login(page, live_server, "ana")
+    page.clock.install()  # the page's own clock, moved on below instead of waited out
     open_page(page, live_server, aid)
     kb = page.keyboard
     first, second = span(SOURCE, "124 adults"), span(SOURCE, "ketamine", 0)
@@ -188,7 +190,7 @@ def test_undo_and_redo_spans_fields_delete_and_suggestions(page, live_server, st
     delete.dblclick()
     page.wait_for_timeout(300)
     assert len(server_edits(database, aid)) == 1
-    page.wait_for_timeout(4200)  # the armed button resets
+    page.clock.run_for(4200)  # the armed button resets after 4 s
     page.locator("#edit-form button", has_text="Delete edit").click()
     page.wait_for_timeout(250)
     page.locator("#edit-form button", has_text="Click again to delete").click()
@@ -207,18 +209,19 @@ def test_undo_and_redo_spans_fields_delete_and_suggestions(page, live_server, st
     kb.press("a")
     wait_for(page, "document.activeElement.dataset.field === 'question'")
     settle(page)
-    assert server_actions(database, ids) == {ids[0]: "accepted"}
+    assert eventually(lambda: server_actions(database, ids), {ids[0]: "accepted"}) == {
+        ids[0]: "accepted"}
     assert len(server_edits(database, aid)) == 2
     kb.press("Escape")
     kb.press("Control+z")
     settle(page)
     wait_for(page, "window.annotator.state.edits.length === 1")
-    page.wait_for_timeout(300)
-    assert server_actions(database, ids) == {}
+    assert eventually(lambda: server_actions(database, ids), {}) == {}
     assert len(server_edits(database, aid)) == 1
     kb.press("Control+Shift+z")
     settle(page)
-    page.wait_for_timeout(300)
+    assert eventually(lambda: server_actions(database, ids), {ids[0]: "accepted"}) == {
+        ids[0]: "accepted"}
     accepted = [
         e
         for e in server_edits(database, aid)
@@ -236,11 +239,11 @@ def test_undo_and_redo_spans_fields_delete_and_suggestions(page, live_server, st
     kb.press("Escape")
     kb.press("j")
     kb.press("x")
-    page.wait_for_timeout(300)
-    assert server_actions(database, ids)[ids[1]] == "dismissed"
+    dismissed = {ids[0]: "accepted", ids[1]: "dismissed"}
+    assert eventually(lambda: server_actions(database, ids), dismissed) == dismissed
     kb.press("Control+z")
-    page.wait_for_timeout(400)
-    assert ids[1] not in server_actions(database, ids)
+    reopened = {ids[0]: "accepted"}
+    assert eventually(lambda: server_actions(database, ids), reopened) == reopened
     assert "of 2" in page.locator("#suggestion-card").inner_text()  # open again: 2 to review
     assert errors == []
 

@@ -12,7 +12,7 @@ from annotator.adjudication.overview import apply_automatic
 from annotator.models import Assignment, Document, User
 from annotator.study.accounts import create_user
 from tests.browser_helpers import click_to_load
-from tests.conftest import ARTIFACTS, PASSWORD, browser_login
+from tests.conftest import ARTIFACTS, PASSWORD, browser_login, login_with_form
 
 pytestmark = pytest.mark.browser
 
@@ -90,7 +90,7 @@ def test_my_documents_project_filter_progress_and_time(page, live_server, lead_s
 
 def test_lead_manages_an_annotator_account(page, live_server, lead_study, chromium):
     ARTIFACTS.mkdir(exist_ok=True)
-    browser_login(page, live_server, "lee")
+    login_with_form(page, live_server, "lee")
     page.click("nav >> text=Users")
     form = page.locator("#create-user")
     form.get_by_label("Username").fill("dee")
@@ -108,7 +108,7 @@ def test_lead_manages_an_annotator_account(page, live_server, lead_study, chromi
 
     other = chromium.new_context()
     second = other.new_page()
-    browser_login(second, live_server, "dee", "dee-second-password")
+    login_with_form(second, live_server, "dee", "dee-second-password")
     assert "My documents" in second.locator("h1").inner_text()
     other.close()
 
@@ -118,7 +118,7 @@ def test_lead_manages_an_annotator_account(page, live_server, lead_study, chromi
     assert page.locator("[data-user=dee] .status.inactive").count() == 1
     other = chromium.new_context()
     second = other.new_page()
-    browser_login(second, live_server, "dee", "dee-second-password")
+    login_with_form(second, live_server, "dee", "dee-second-password")
     assert second.url.endswith("/login") or "/login" in second.url
     other.close()
 
@@ -148,7 +148,7 @@ def test_queue_lists_severity_ties_and_duplicate_release_hides_the_folder(
     disputed = page.locator("#adjudication-queue tr[data-document=q1] td.disputed").inner_text()
     assert "deletion severity" in disputed  # ana: 2 (major), ben: 1 (minor)
     page.select_option("select[name=field]", "deletion.severity")
-    page.click(".filters button[type=submit]")
+    click_to_load(page, ".filters button[type=submit]")
     assert ids_in_table(page, "#adjudication-queue") == ["q1"]
 
     with database.session() as session:  # q2: identical edits, adjudicated by the rules

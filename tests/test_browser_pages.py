@@ -2,15 +2,16 @@
 
 import pytest
 
-from tests.conftest import ARTIFACTS, browser_login
+from tests.browser_helpers import click_to_load
+from tests.conftest import ARTIFACTS, browser_login, login_with_form
 
 pytestmark = pytest.mark.browser
 
 
 def test_lead_logs_in_and_sees_progress(page, live_server, study):
-    browser_login(page, live_server, "lee")
+    login_with_form(page, live_server, "lee")
     assert page.url.endswith("/projects/")
-    page.click("text=trial")
+    click_to_load(page, "text=trial")
     rows = page.locator("#progress tbody tr")
     assert rows.count() == 2
     assert page.locator("#progress tr[data-annotator=ana] td").nth(1).inner_text() == "3"
