@@ -51,17 +51,23 @@ def test_the_two_configs_read_as_schemas_with_their_own_names_and_aliases():
         "reference_answer", "predicted_answer")
 
 
-@pytest.fixture
-def study(env):
-    """Both studies imported through the command line, as docs/interop.md shows."""
-    for name in ("accuracy", "recall"):
-        code, out = run("project", "create", name, "--schema", CONFIG[name])
-        assert code == 0, out
-        for rater, path in FILES[name].items():
-            code, out = run("import", name, path, "--format", "labelstudio-min",
-                            "--item-key", ITEM_KEY[name], "--annotator", rater)
+@pytest.fixture(scope="module")
+def study(module_database_url, tmp_path_factory):
+    """Both studies imported through the command line, as docs/interop.md shows. Built
+    once for the module: its tests only read them (agreement, export to files)."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("ANNOTATOR_DATABASE_URL", module_database_url)
+        env.setenv("ANNOTATOR_INSTANCE_PATH", str(tmp_path_factory.mktemp("instance")))
+        for name in ("accuracy", "recall"):
+            code, out = run("project", "create", name, "--schema", CONFIG[name])
             assert code == 0, out
-    return Database(env["ANNOTATOR_DATABASE_URL"])
+            for rater, path in FILES[name].items():
+                code, out = run("import", name, path, "--format", "labelstudio-min",
+                                "--item-key", ITEM_KEY[name], "--annotator", rater)
+                assert code == 0, out
+        database = Database(module_database_url)
+        yield database
+        database.dispose()
 
 
 def test_both_raters_meet_on_every_item_with_every_answer_stored(study):
