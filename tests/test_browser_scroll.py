@@ -1,5 +1,7 @@
 """Synchronised scrolling follows the stored sentence alignment, not the text lengths."""
 
+import time
+
 import pytest
 
 from annotator.annotate.assignment import assign_documents
@@ -43,6 +45,19 @@ def sentence_offset(page, side, index):
         }""", [side, index])
 
 
+def settled_offsets(page, index, timeout=5.0):
+    """Offsets of source sentence ``index`` and of its aligned target sentence, read until
+    they sit within a line of each other or ``timeout`` passes: the target panel follows on
+    the scroll event, which a busy browser handles later than a fixed wait allowed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        page.wait_for_timeout(50)
+        source_y = sentence_offset(page, "source", index)
+        target_y = sentence_offset(page, "target", index + 10)
+        if abs(source_y - target_y) < 40 or time.monotonic() > deadline:
+            return source_y, target_y
+
+
 def test_scrolling_the_original_brings_the_aligned_sentence_alongside(page, live_server,
                                                                       long_pair):
     page.set_viewport_size({"width": 1440, "height": 700})
@@ -57,9 +72,7 @@ def test_scrolling_the_original_brings_the_aligned_sentence_alongside(page, live
                 const top = el.getBoundingClientRect().top - scroller.getBoundingClientRect().top;
                 scroller.scrollTop += top - scroller.clientHeight * 0.3 + 2;
             }""", index)
-        page.wait_for_timeout(400)
-        source_y = sentence_offset(page, "source", index)
-        target_y = sentence_offset(page, "target", index + 10)
+        source_y, target_y = settled_offsets(page, index)
         # The aligned sentence (index + 10) sits on the same reading line, within a line.
         assert abs(source_y - target_y) < 40, (index, source_y, target_y)
         # Proportional scrolling would have put a different sentence there.
