@@ -78,7 +78,10 @@ class Embedder:
 
         if isinstance(self.model, MiniLMEncoder):
             return self.model.dimension()
-        return int(self.model.get_sentence_embedding_dimension())
+        # sentence-transformers 5 renamed the method; older releases only have the old name.
+        named = getattr(self.model, "get_embedding_dimension", None) or \
+            self.model.get_sentence_embedding_dimension
+        return int(named())
 
     def similarity_matrix(self, a: list[str], b: list[str]) -> np.ndarray:
         """Cosine similarities, shape (len(a), len(b))."""
