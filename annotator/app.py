@@ -14,8 +14,8 @@ from annotator import __version__
 from annotator.config import Config
 from annotator.core import strict_json
 from annotator.core.limits import current_limits
+from annotator.core.resources import static_dir, templates_dir
 from annotator.db import Database
-from annotator.resources import static_dir, templates_dir
 
 csrf = CSRFProtect()
 

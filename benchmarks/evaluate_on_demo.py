@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from annotator.align import suggest  # noqa: E402
 from annotator.align.embeddings import default_embedder  # noqa: E402
-from annotator.resources import demo_data_dir  # noqa: E402
+from annotator.core.resources import demo_data_dir  # noqa: E402
 
 FAMILIES = {
     # planted kinds -> (suggestion kinds, side the spans are compared on)

@@ -7,6 +7,7 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from annotator.cli import main
+from annotator.core.resources import demo_data_dir
 from annotator.db import Database
 from annotator.models import (
     Assignment,
@@ -18,7 +19,6 @@ from annotator.models import (
     SuggestionAction,
     User,
 )
-from annotator.resources import demo_data_dir
 from annotator.study.demo import create_demo
 
 

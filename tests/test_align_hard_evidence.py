@@ -12,7 +12,7 @@ from annotator.align import suggest
 from annotator.align.content_classes import Mention
 from annotator.align.embeddings import Embedder
 from annotator.align.loss_ranker import SentenceRow, default_ranker
-from annotator.resources import demo_data_dir
+from annotator.core.resources import demo_data_dir
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

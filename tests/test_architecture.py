@@ -64,3 +64,9 @@ def test_only_store_modules_of_pure_stages_touch_the_database():
     names = sorted(p.relative_to(PACKAGE).as_posix() for p in touching)
     assert "agreement/store.py" in names and "align/store/__init__.py" in names
     assert all(_is_store(p) for p in touching), names
+
+
+def test_top_level_keeps_only_the_app_and_its_data_layer():
+    """Every other module lives in the folder of its stage or in core/ (issue #15)."""
+    modules = sorted(p.stem for p in PACKAGE.glob("*.py"))
+    assert modules == ["__init__", "__main__", "app", "cli", "config", "db", "models", "wsgi"]

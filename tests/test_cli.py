@@ -77,7 +77,7 @@ def test_serve_refuses_public_host_without_secret(env, monkeypatch):
 
 
 def test_demo_data_planted_offsets_match_the_texts():
-    from annotator.resources import demo_data_dir
+    from annotator.core.resources import demo_data_dir
     docs = {json.loads(line)["id"]: json.loads(line)
             for line in (demo_data_dir() / "infolossqa_demo.jsonl").read_text().splitlines()
             if line.strip()}

@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import select, text
 
 from annotator.annotate.modes import MODES, project_mode
+from annotator.core.resources import demo_data_dir
 from annotator.core.vocabulary import TASK_MODES
 from annotator.db import Database
 from annotator.evaluation.qa_import import import_predictions
@@ -17,7 +18,6 @@ from annotator.evaluation.results import project_results
 from annotator.evaluation.store import assign_items, draw_sample
 from annotator.migrations import upgrade
 from annotator.models import Assignment, User
-from annotator.resources import demo_data_dir
 from annotator.schemas import BUILTIN_DIR, SchemaError, load_schema, parse_schema
 from annotator.study.projects import create_project, project_schema
 from tests.conftest import csrf_token, login

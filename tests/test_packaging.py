@@ -57,7 +57,7 @@ def test_build_is_warning_free_and_the_wheel_runs_installed(tmp_path):
         "app = create_app(Config.from_env())\n"
         "page = app.test_client().get('/login').get_data(as_text=True)\n"
         "assert 'Log in' in page, page[:200]\n"
-        "from annotator.resources import guidelines_dir\n"
+        "from annotator.core.resources import guidelines_dir\n"
         "assert (guidelines_dir() / 'infolossqa.md').is_file()\n"
         "print('ok')\n"
     )

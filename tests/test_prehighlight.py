@@ -7,9 +7,9 @@ from sqlalchemy import select
 
 from annotator.cli import main
 from annotator.config import Config
+from annotator.core.resources import demo_data_dir
 from annotator.db import Database
 from annotator.models import Document, Project, Suggestion
-from annotator.resources import demo_data_dir
 from tests.helpers import table_count
 
 

@@ -23,6 +23,7 @@ from annotator.align.store.learning import (
 )
 from annotator.annotate.assignment import assign_documents
 from annotator.cli import main
+from annotator.core.resources import demo_data_dir
 from annotator.ingest import import_file
 from annotator.models import (
     Assignment,
@@ -33,7 +34,6 @@ from annotator.models import (
     SuggestionAction,
     User,
 )
-from annotator.resources import demo_data_dir
 from annotator.study.projects import create_project
 from tests.api_helpers import Api
 from tests.conftest import csrf_token, login

@@ -13,6 +13,7 @@ from annotator.align.store import loss_suggestion_marks, prehighlight_project
 from annotator.align.store.learning import learn_project, learning_documents
 from annotator.annotate.assignment import assign_documents
 from annotator.cli import main
+from annotator.core.resources import demo_data_dir
 from annotator.ingest import import_file
 from annotator.models import (
     Document,
@@ -23,7 +24,6 @@ from annotator.models import (
     SuggestionAction,
     User,
 )
-from annotator.resources import demo_data_dir
 from annotator.study.projects import create_project
 
 DONE = 9  # documents both annotators finish; the other 6 stay open

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select, update
 
+from annotator.core.safe_paths import UnsafePathError, child_path, file_component, project_slug
 from annotator.interop.exporting import export_project
 from annotator.models import Project, User
-from annotator.safe_paths import UnsafePathError, child_path, file_component, project_slug
 from annotator.study.projects import ProjectError, create_project
 from tests.adjudication_fixtures import release
 

@@ -8,8 +8,8 @@ import click
 
 from annotator.commands import fail, open_database
 from annotator.config import Config
+from annotator.core.safe_paths import child_path
 from annotator.interop.exporting import DEFAULT_NAMES, EXPORT_FORMATS, export_project
-from annotator.safe_paths import child_path
 from annotator.study.projects import ProjectError, get_project, project_schema
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from annotator.core.safe_paths import child_path
 from annotator.interop.annotations_store import project_documents, project_records
 from annotator.models import Document, Project, Suggestion
-from annotator.safe_paths import child_path
 from annotator.study.projects import project_schema
 
 EXPORT_FORMATS = ("thresh", "labelstudio", "labelstudio-min", "jsonl", "csv", "infolossqa")

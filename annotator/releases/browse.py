@@ -10,7 +10,7 @@ import json
 import re
 from pathlib import Path
 
-from annotator.safe_paths import UnsafePathError, child_path
+from annotator.core.safe_paths import UnsafePathError, child_path
 
 VERSION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 

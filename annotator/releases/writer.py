@@ -34,12 +34,12 @@ from sqlalchemy.orm import Session
 from annotator import __version__
 from annotator.adjudication.gold import gold_record, release_blocker
 from annotator.adjudication.store import tiebreak_assignment_ids
+from annotator.core.safe_paths import file_component
 from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.core.stable_json import json_text, jsonl_text, stable
 from annotator.models import Assignment, Document, Project
 from annotator.releases.browse import project_folder, release_folder, valid_version
 from annotator.releases.formats import gold_csv_text
-from annotator.safe_paths import file_component
 from annotator.study import audit
 from annotator.study.guideline_text import GuidelineNotFound, guideline_markdown
 from annotator.study.projects import project_schema

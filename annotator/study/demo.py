@@ -10,9 +10,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotator.annotate.assignment import assign_documents
+from annotator.core.resources import demo_data_dir
 from annotator.ingest import import_file
 from annotator.models import Project
-from annotator.resources import demo_data_dir
 from annotator.study.accounts import create_user, find_user
 from annotator.study.projects import create_project
 

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from markdown_it import MarkdownIt
 
-from annotator.resources import guidelines_dir
+from annotator.core.resources import guidelines_dir
 
 
 class GuidelineNotFound(LookupError):

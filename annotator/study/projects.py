@@ -7,8 +7,8 @@ from functools import lru_cache
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from annotator.core.safe_paths import project_slug
 from annotator.models import Project, ProjectMember, User
-from annotator.safe_paths import project_slug
 from annotator.schemas import Schema, load_schema, parse_schema
 from annotator.study import audit
 

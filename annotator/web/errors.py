@@ -12,7 +12,7 @@ from flask import jsonify, render_template, request, send_from_directory
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
-from annotator.resources import static_dir
+from annotator.core.resources import static_dir
 
 PAGES = {
     400: ("Request not understood", "The page received something it could not use."),

@@ -17,7 +17,7 @@ depends_on = None
 
 
 def _slug(name: str) -> str:
-    # Frozen copy of annotator.safe_paths.project_slug as of this migration.
+    # Frozen copy of annotator.core.safe_paths.project_slug as of this migration.
     return (re.sub(r"[^A-Za-z0-9._-]", "_", name).strip("._") or "unnamed")[:100]
 
 
