@@ -5,19 +5,23 @@ abstracts (annotator/demo_data/infolossqa_demo*.json*) were written like real LL
 simplifications, with their planted problems recorded. This is the harder, more honest
 check: real simplifications split sentences, elaborate and reword freely.
 
-    python benchmarks/evaluate_on_demo.py
+    python benchmarks/evaluate_on_demo.py [--loss-thresholds D/O]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from annotator.align import suggest  # noqa: E402
+import loss_thresholds  # noqa: E402
+
+from annotator.align import AlignSettings, suggest  # noqa: E402
 from annotator.align.embeddings import default_embedder  # noqa: E402
 from annotator.core.resources import demo_data_dir  # noqa: E402
 
@@ -36,12 +40,17 @@ def overlaps(a, b) -> bool:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    loss_thresholds.add_option(parser)
+    args = parser.parse_args()
+    settings = AlignSettings(loss_model=loss_thresholds.shipped_model(args.loss_thresholds))
     docs = {json.loads(line)["id"]: json.loads(line)
             for line in (demo_data_dir() / "infolossqa_demo.jsonl").read_text().splitlines()
             if line.strip()}
     planted = json.loads((demo_data_dir() / "infolossqa_demo_planted.json").read_text())
     embedder = default_embedder()
-    found = {i: [s.to_dict() for s in suggest(d["source"], d["target"], embedder=embedder)]
+    found = {i: [s.to_dict() for s in suggest(d["source"], d["target"], embedder=embedder,
+                                                       settings=settings)]
              for i, d in docs.items()}
     print(f"{len(docs)} demo documents, {len(planted)} planted problems")
     print(f"{'family':20s} {'precision':>9s} {'recall':>7s} {'#sugg':>6s} {'#planted':>8s}")

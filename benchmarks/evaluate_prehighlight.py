@@ -7,11 +7,12 @@ oversimplification as one family, since the border between dropping and blurring
 is fuzzy. The threshold sweeps print the numbers used to choose the defaults.
 
     .venv/bin/python benchmarks/eval_data/generate.py      # (re)writes planted.jsonl
-    .venv/bin/python benchmarks/evaluate_prehighlight.py
+    .venv/bin/python benchmarks/evaluate_prehighlight.py [--loss-thresholds D/O]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -22,7 +23,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import loss_thresholds  # noqa: E402
 
 from annotator.align import AlignSettings, suggest  # noqa: E402
 from annotator.align.embeddings import default_embedder  # noqa: E402
@@ -85,10 +89,13 @@ def sweep(name, scores, labels, thresholds, higher_is_positive=True):
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    loss_thresholds.add_option(parser)
+    args = parser.parse_args()
     path = ROOT / "benchmarks" / "eval_data" / "planted.jsonl"
     docs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     embedder = default_embedder()
-    settings = AlignSettings()
+    settings = AlignSettings(loss_model=loss_thresholds.shipped_model(args.loss_thresholds))
     results = [
         [
             s.to_dict()
