@@ -70,18 +70,25 @@ def _present(mention: Mention, target_norm: str) -> bool:
     return False
 
 
+_WORDLIKE = re.compile(r"[A-Za-z]{3,}")  # a word, not a bracket or a unit
 _DESIGN_NOUNS = {"trial", "trials", "study", "controlled"}
 
 
 def content_losses(source: str, target: str, src_region: tuple[int, int],
                    tgt_region: tuple[int, int] | None, *, max_tokens: int = 1000,
-                   missing: list[Mention] | None = None) -> list[Suggestion]:
+                   missing: list[Mention] | None = None,
+                   shorter_is_vaguer: bool = True) -> list[Suggestion]:
     """Deletion/oversimplification candidates for one aligned group of regions.
 
     ``src_region``/``tgt_region`` are character ranges of the group in the full texts;
     ``tgt_region`` None means the source sentences are unaligned (only deletions).
     ``missing``: the region's content missing from the target (offsets in ``source``), when
     the caller found it already; else it is found here.
+    ``shorter_is_vaguer`` (DESIGN §3.3 as written): a replace region whose target side is
+    shorter renders the item more vaguely. False: only when the source side holds nothing
+    but the item; a shorter target side beside other source words ("placebo (p = 0.003)"
+    → "the dummy pill") renders those words, and the item was cut out. Generic wording on
+    the target side ("a daily dose", "the study") is a vaguer rendering either way.
     """
     s0, s1 = src_region
     src_text = source[s0:s1]
@@ -117,7 +124,10 @@ def content_losses(source: str, target: str, src_region: tuple[int, int],
             tgt_span = (t0 + tgt_spans[j1][0], t0 + tgt_spans[j2 - 1][1])
             src_len = src_spans[i2 - 1][1] - src_spans[i1][0]
             tgt_phrase = target[tgt_span[0]:tgt_span[1]]
-            if len(tgt_phrase) < src_len or _GENERIC.search(tgt_phrase):
+            shorter = len(tgt_phrase) < src_len and (shorter_is_vaguer or not any(
+                k not in toks and _WORDLIKE.match(src_text[src_spans[k][0]:src_spans[k][1]])
+                for k in range(i1, i2)))
+            if shorter or _GENERIC.search(tgt_phrase):
                 if region in by_region:  # one suggestion per replaced region
                     _extend(by_region[region], src_span, weight, mention.text)
                     continue
