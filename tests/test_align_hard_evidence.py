@@ -58,9 +58,10 @@ def test_a_dropped_sentence_of_the_demo_is_boxed(demo):
 
 
 def test_an_item_cut_out_is_a_deletion_a_vaguer_rendering_is_not():
-    """A sentence shown on hard evidence alone takes its kind from the token diff with the
-    closest simplified sentence: the dose cut out with nothing in its place is a deletion,
-    the dose rendered as "a daily dose" stays an oversimplification (planted benchmark)."""
+    """In a close rendering a box takes its kind from the token diff with the closest
+    simplified sentence, shown on hard evidence alone or picked by the model: the dose cut
+    out with nothing in its place is a deletion, the dose rendered as "a daily dose" stays
+    an oversimplification (planted benchmark)."""
     import numpy as np
 
     from annotator.align.loss_ranker import sentence_rows
@@ -68,40 +69,47 @@ def test_an_item_cut_out_is_a_deletion_a_vaguer_rendering_is_not():
 
     source = "Participants received montelukast 2.5 mg/kg twice daily or placebo for 12 weeks."
     ranker = default_ranker()
-    ranker.thresholds = {"deletion": 0.99, "oversimplification": 0.99}  # the model says no
 
-    def kinds(target):
+    def kinds(target, thresholds):
+        ranker.thresholds = {"deletion": thresholds, "oversimplification": thresholds}
         src, tgt = split_sentences(source), split_sentences(target)
         rows = sentence_rows(source, target, src, np.full((len(src), len(tgt)), 0.8),
                              target_sentences=tgt)
         return [kind for _, kind, _ in ranker.choose(rows)], rows[0]
 
-    cut, row = kinds("People took montelukast or a dummy pill for 12 weeks.")
-    assert cut == ["deletion"]
-    assert [m.text for m in row.cut_out] == [m.text for m in row.missing]
-    vaguer, row = kinds("People took montelukast a daily dose or a dummy pill for 12 weeks.")
-    assert vaguer != ["deletion"] and vaguer and not row.cut_out
+    for thresholds in (0.99, 0.01):  # the model says no / the model picks it
+        cut, row = kinds("People took montelukast or a dummy pill for 12 weeks.", thresholds)
+        assert cut == ["deletion"]
+        assert [m.text for m in row.cut_out] == [m.text for m in row.missing]
+        vaguer, row = kinds("People took montelukast a daily dose or a dummy pill for 12 weeks.",
+                            thresholds)
+        assert vaguer == ["oversimplification"] and not row.cut_out
     # Without the simplified sentences' spans nothing is called cut out.
     src = split_sentences(source)
     assert not sentence_rows(source, "People took montelukast.", src,
                              np.full((1, 1), 0.8))[0].cut_out
 
 
-def test_on_a_real_pair_only_the_hard_evidence_box_takes_the_cut_out_kind():
+def test_in_a_free_rewrite_the_model_decides_the_kind_of_every_box():
     """InfoLossQA document 1774569 (GPT-4 simplification): two sentences lost "randomised"
-    with nothing in its place. The model picks the Methods sentence itself and keeps its
-    kind (oversimplification, what the experts mostly call such a loss); the conclusion is
-    shown on hard evidence alone, and the cut-out rule makes it a deletion."""
+    with nothing in its place. The model picks the Methods sentence; the conclusion is
+    shown on hard evidence alone. Both keep the model's kind (oversimplification, what the
+    experts mostly call such a loss): calling the hard-evidence box a deletion, as an
+    earlier rule did, cost the held-out ratio at the shipped thresholds 0.035 (docs/align.md)."""
     from annotator.align.learning import LearningDocument, document_rows
+    from annotator.align.loss_ranker import close_rendering
     from tests.helpers import infolossqa_pair
 
     source, target = infolossqa_pair("1774569")
     rows = document_rows(LearningDocument("1774569", source, target), Embedder())
-    chosen = {source[row.span[0]:row.span[1]]: (kind, row) for row, kind, _ in
-              default_ranker().choose(rows) if row.cut_out}
+    assert not close_rendering(rows)
+    ranker = default_ranker()
+    chosen = {source[row.span[0]:row.span[1]]: (kind, row, p) for row, kind, p in
+              ranker.choose(rows) if row.cut_out}
     methods = "Open label randomised controlled trial in NHS Primary Care"
     conclusion = "Informative randomised trials evaluating routine care"
-    [(picked_kind, picked)] = [v for k, v in chosen.items() if k.startswith(methods)]
-    [(floor_kind, floor)] = [v for k, v in chosen.items() if k.startswith(conclusion)]
-    assert picked_kind == "oversimplification"
-    assert floor_kind == "deletion" and [m.text for m in floor.cut_out] == ["randomised"]
+    [(picked_kind, picked, _)] = [v for k, v in chosen.items() if k.startswith(methods)]
+    [(floor_kind, floor, p)] = [v for k, v in chosen.items() if k.startswith(conclusion)]
+    assert picked_kind == floor_kind == "oversimplification"
+    assert [m.text for m in floor.cut_out] == ["randomised"]
+    assert p < ranker.thresholds["oversimplification"], "shown on hard evidence alone"

@@ -15,7 +15,8 @@ score): it lost a specific statistic, dose, design term, duration, instrument or
 (a value with a digit or a named term, not a bare "significantly"), or no simplified
 sentence covers it at all (best similarity below the whole-sentence deletion threshold).
 The hard evidence keeps the boxes of the planted and demo benchmarks that a model fitted on
-experts' habits would drop; the model still decides the kind.
+experts' habits would drop. The model decides the kind, except in a close rendering, where
+the text does (see ``choose``).
 
 The shipped weights (``loss_ranker_default.json``) were fitted on the InfoLossQA
 development documents with ``benchmarks/evaluate_on_infolossqa.py --write-model``;
@@ -101,11 +102,9 @@ class SentenceRow:
     # deletion threshold, AlignSettings.deletion_similarity_threshold).
     uncovered: bool = False
     # Missing items the token diff with the closest simplified sentence shows cut out with
-    # nothing in their place (DESIGN §3.3's deletion candidates within aligned pairs).
+    # nothing in their place (DESIGN §3.3's deletion candidates within aligned pairs, with
+    # "shorter" read strictly: ``content_losses(..., shorter_is_vaguer=False)``).
     cut_out: list[Mention] = field(default_factory=list)
-    # The same with the stricter reading of "replaced" (``content_losses`` with
-    # ``shorter_is_vaguer=False``): what the kind of a box in a close rendering follows.
-    dropped: list[Mention] = field(default_factory=list)
 
 
 def sentence_rows(source: str, target: str, sentences: list[tuple[int, int]],
@@ -144,25 +143,24 @@ def sentence_rows(source: str, target: str, sentences: list[tuple[int, int]],
             **{f"missing_{c}": float(any(m.content_class == c for m in missing)) for c in CLASSES},
             **{f"section_{n}": float(section == n) for n in SECTIONS},
         }
-        cut_out, dropped = [], []
+        cut_out = []
         if target_sentences and missing:
             closest = target_sentences[int(np.argmax(similarity[i]))]
             cut_out = _cut_out(source, target, (s, e), closest, missing)
-            dropped = _cut_out(source, target, (s, e), closest, missing,
-                               shorter_is_vaguer=False)
         rows.append(SentenceRow((s, e), np.array([values[f] for f in FEATURES]), missing,
                                 float(sims[0]), len(absent),
                                 bool(similarity.shape[1]) and sims[0] < whole_sentence_threshold,
-                                cut_out, dropped))
+                                cut_out))
     return rows
 
 
 def _cut_out(source: str, target: str, sentence: tuple[int, int], closest: tuple[int, int],
-             missing: list[Mention], shorter_is_vaguer: bool = True) -> list[Mention]:
+             missing: list[Mention]) -> list[Mention]:
     """The missing items that :func:`.information_loss.content_losses` calls deletions
-    against the closest simplified sentence (no shorter or vaguer phrase in their place)."""
+    against the closest simplified sentence: nothing in their place, neither generic wording
+    nor a shorter phrase standing for the item alone."""
     deleted = [span for c in content_losses(source, target, sentence, closest, missing=missing,
-                                            shorter_is_vaguer=shorter_is_vaguer)
+                                            shorter_is_vaguer=False)
                if c.kind == "deletion" for span in c.source_spans]
     return [m for m in missing if any(a < m.end and m.start < b for a, b in deleted)]
 
@@ -220,13 +218,12 @@ class LossRanker:
 
         One suggestion per sentence, of the kind whose probability clears its threshold by
         the larger factor; the ``max_per_document`` strongest, plus every sentence with hard
-        evidence of a loss (those below both thresholds are deletions when their missing
-        items were cut out with nothing in their place, see ``SentenceRow.cut_out``).
+        evidence of a loss, at its own probability.
 
         In a close rendering (:func:`close_rendering`) every box takes its kind from the
         text, as DESIGN §3.3 defines the kinds: a deletion when no simplified sentence
         covers the sentence or an item was cut out with nothing in its place
-        (``SentenceRow.dropped``), else the model's kind. There the token diff with the
+        (``SentenceRow.cut_out``), else the model's kind. There the token diff with the
         closest simplified sentence is a sentence-by-sentence comparison; in a free
         rewrite it is not, and the model's kind (learnt from InfoLossQA's experts, who
         call most items missing from a GPT-4 rewrite fuzzy concepts) does better.
@@ -240,15 +237,12 @@ class LossRanker:
             ratios = {k: probs[k][i] / self.thresholds[k] for k in KINDS}
             kind = max(ratios, key=ratios.get)
             ratio, probability = ratios[kind], float(probs[kind][i])
-            if close and (row.uncovered or row.dropped):
+            if close and (row.uncovered or row.cut_out):
                 kind = "deletion"
             if ratio >= 1.0:
                 picked.append((ratio, row, kind, probability))
             elif self._hard(row):
-                # Shown on hard evidence alone: the model saw no loss here, so its kind
-                # preference says little; an item cut out with nothing in its place is a
-                # deletion (issue #14: planted deletions were all called oversimplifications).
-                floor.append((ratio, row, "deletion" if row.cut_out else kind, probability))
+                floor.append((ratio, row, kind, probability))
         picked.sort(key=lambda p: -p[0])
         # Beyond the cap, the model's own picks stay when they lost an item of those classes.
         floor += [p for p in picked[self.max_per_document:]
