@@ -30,6 +30,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -44,6 +46,7 @@ from annotator.agreement.prehighlight_agreement import (  # noqa: E402
     between_annotators,
     folds,
     machine_against_annotators,
+    ratio_resamples,
 )
 from annotator.align import AlignSettings, suggest  # noqa: E402
 from annotator.align.embeddings import default_embedder  # noqa: E402
@@ -86,7 +89,14 @@ def table(title: str, gold, machine, extra: str = "") -> float | None:
     median = sorted(chars)[len(chars) // 2] if chars else 0
     print(f"  boxes per document: {boxes / max(1, len(gold)):.1f} (an expert: "
           f"{expert_edits / max(1, experts):.1f}); median box {median} characters")
+    low, high = interval(ratio_resamples(gold, [machine])[0])
+    print(f"  ratio of both kinds, 95% interval over documents (bootstrap): {low:.3f}-{high:.3f}")
     return ratio_all
+
+
+def interval(values: np.ndarray) -> tuple[float, float]:
+    low, high = np.nanpercentile(values, [2.5, 97.5])
+    return float(low), float(high)
 
 
 def main() -> None:
@@ -165,6 +175,10 @@ def main() -> None:
     ratio_fixed = table(f"The same at fixed thresholds {fixed_text} (deletion/oversimplification; "
                         f"{'--loss-thresholds' if args.loss_thresholds else 'the shipped model'})",
                         gold, at_fixed)
+    cv, at = ratio_resamples(gold, [held_out, at_fixed])
+    low, high = interval(at - cv)
+    print(f"\nfixed thresholds minus the folds' choice: {(ratio_fixed or 0) - (ratio or 0):+.3f} "
+          f"(95% interval over documents, paired bootstrap: {low:+.3f} to {high:+.3f})")
 
     # --learn: a model shipped from some documents (A) refitted on a project's completed
     # documents (B), both scored on documents neither saw (C), rotating over the folds.
@@ -184,8 +198,11 @@ def main() -> None:
         r1 = table("--learn: same model refitted on the project's completed documents (B)",
                    gold, learned)
         if r0 and r1:
+            before, after = ratio_resamples(gold, [shipped, learned])
+            low, high = interval(after - before)
             print(f"\n--learn raises the held-out ratio from {r0:.3f} to {r1:.3f} "
-                  f"({r1 - r0:+.3f})")
+                  f"({r1 - r0:+.3f}; 95% interval over documents, paired bootstrap: "
+                  f"{low:+.3f} to {high:+.3f})")
     print(f"\nheld-out ratio (suggestions F1 / experts F1): {ratio or 0:.3f}; at "
           f"{fixed_text}: {ratio_fixed or 0:.3f}; total time {time.perf_counter() - started:.0f} s")
 

@@ -11,6 +11,7 @@ from annotator.agreement.prehighlight_agreement import (
     machine_against_annotators,
     match,
     per_annotator,
+    ratio_resamples,
     summary,
 )
 
@@ -112,3 +113,32 @@ def test_report_section_from_edits_counts_only_paired_documents():
     assert overall["pre-highlights"]["precision"] == 0.5  # meets ann's (0, 5), not bob's (2, 4)
     assert overall["ratio"] == 0.5
     assert sum(f["documents"] for f in section["folds"]) == 1
+    # One paired document: every resample is that document, the interval is the point.
+    assert section["ratio_interval"] == [0.5, 0.5]
+
+
+def test_ratio_resamples_by_hand():
+    """Document bootstrap of the ratio on two doubly annotated documents (a third, with one
+    annotator, is not resampled). Machine = annotator a.
+    Doc 1: a and b agree. Machine counts (A edits, matched, B edits, matched) over a and b:
+    (2, 2, 2, 2); experts (1, 1, 1, 1). Doc 2: b marks the same place as another kind.
+    Machine (2, 1, 2, 1); experts (1, 0, 1, 0).
+    Resamples of size 2: doc 1 twice: F1 1 / 1 = 1; each once: 0.75 / 0.5 = 1.5; doc 2
+    twice: the experts' F1 is 0, no ratio (NaN, as summary() gives None)."""
+    import numpy as np
+
+    docs = {"1": {"a": [d((0, 5))], "b": [d((0, 5))]},
+            "2": {"a": [d((10, 15))], "b": [o((10, 15))]},
+            "3": {"a": [d((0, 5))]}}
+    machine = {"1": [d((0, 5))], "2": [d((10, 15))], "3": [o((0, 5))]}
+    values = ratio_resamples(docs, [machine, machine, {}], resamples=400, seed=3)
+    assert values.shape == (3, 400)
+    defined = values[0][~np.isnan(values[0])]
+    assert set(np.round(defined, 9)) == {1.0, 1.5}
+    # Each once is the likeliest draw (1/2), each single document twice 1/4.
+    assert 0.4 < np.mean(np.isclose(values[0], 1.5)) < 0.6
+    assert 0.15 < np.mean(np.isnan(values[0])) < 0.35
+    assert np.array_equal(values[0], values[1], equal_nan=True), "paired: same resamples"
+    assert np.isnan(values[2]).all(), "no machine edits: precision undefined"
+    # The pooled point value over the resampled documents is the "each once" draw.
+    assert summary({k: docs[k] for k in "12"}, machine)["all"]["ratio"] == 1.5

@@ -17,7 +17,8 @@ oversimplification).
 
 Cross-validation over documents: :func:`folds` splits document ids into K folds by a hash
 of the id (stable across runs and machines), so anything tuned on the other folds is
-scored only on documents it never saw.
+scored only on documents it never saw. :func:`ratio_resamples` gives the document
+bootstrap of the ratio (percentile method, :mod:`.bootstrap`), paired across machines.
 
 Pure: plain data in, plain numbers out (no Flask, no SQLAlchemy).
 """
@@ -28,6 +29,8 @@ import hashlib
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Iterable, Mapping, Sequence
+
+import numpy as np
 
 from annotator.core.vocabulary import EDIT_TYPE_OF_INFOLOSSQA_CATEGORY
 
@@ -181,6 +184,50 @@ def summary(docs: Annotations, machine: Mapping[str, Sequence[Mark]],
     return out
 
 
+def ratio_resamples(docs: Annotations, machines: Sequence[Mapping[str, Sequence[Mark]]],
+                    kind: str | None = None, resamples: int = 1000,
+                    seed: int = 0) -> np.ndarray:
+    """Document bootstrap of the ratio (machine F1 / annotators' F1) for each of
+    ``machines``: a (len(machines), resamples) array, NaN where a resample leaves a figure
+    undefined. Documents with two or more annotators are resampled with replacement; every
+    machine is scored on the same resamples, so differences between rows are paired."""
+    from .bootstrap import multiplicities
+
+    ids = sorted(d for d, by in docs.items() if len(by) >= 2)
+    people = np.array([_four(between_annotators(docs, kind, [d])) for d in ids], dtype=float)
+    weights = multiplicities(len(ids), resamples, seed)
+    out = []
+    for machine in machines:
+        counts = np.array([_four(machine_against_annotators(docs, machine, kind, [d]))
+                           for d in ids], dtype=float)
+        machine_f1, people_f1 = _f1(weights @ counts), _f1(weights @ people)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # As in summary(): no ratio where the annotators' F1 is 0 or undefined.
+            out.append(np.where(people_f1 > 0, machine_f1 / people_f1, np.nan))
+    return np.array(out).reshape(len(machines), -1)
+
+
+def _interval(values: np.ndarray, level: float = 0.95) -> list[float] | None:
+    """Percentile interval of the defined resampled values (None when none is)."""
+    values = values[~np.isnan(values)]
+    if not len(values):
+        return None
+    tail = (1 - level) / 2 * 100
+    return [round(float(v), 4) for v in np.percentile(values, [tail, 100 - tail])]
+
+
+def _four(c: Counts) -> tuple[int, int, int, int]:
+    return c.a_total, c.a_matched, c.b_total, c.b_matched
+
+
+def _f1(counts: np.ndarray) -> np.ndarray:
+    """Pooled F1 of rows of (A edits, A matched, B edits, B matched); NaN if undefined."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = counts[:, 1] / counts[:, 0]
+        r = counts[:, 3] / counts[:, 2]
+        return np.where(p + r > 0, 2 * p * r / (p + r), np.where(np.isnan(p + r), np.nan, 0.0))
+
+
 def annotations_from_edits(edits: Iterable) -> dict[str, dict[str, list[Mark]]]:
     """document -> annotator -> marks, from edits shaped like :class:`agreement.data.Edit`
     (``document_id``, ``annotator``, ``edit_type``, ``spans`` with side/start/end)."""
@@ -199,7 +246,8 @@ def report_section(docs: Annotations, machine: Mapping[str, Sequence[Mark]], k: 
 
     Only documents with two or more annotators count (the people's figure needs a pair).
     ``folds``: the same figures on each of ``k`` folds of documents (stable by id), so the
-    spread over documents shows next to the pooled value.
+    spread over documents shows next to the pooled value; ``ratio_interval``: the 95%
+    document-bootstrap interval of the overall ratio (:func:`ratio_resamples`).
     """
     paired = {d: by for d, by in docs.items() if len(by) >= 2}
     section = {"measure": "edit matches when a same-kind edit of the other side overlaps it "
@@ -207,6 +255,7 @@ def report_section(docs: Annotations, machine: Mapping[str, Sequence[Mark]], k: 
                "documents": len(paired),
                "overall": summary(paired, machine),
                "per_annotator": per_annotator(paired, machine),
+               "ratio_interval": _interval(ratio_resamples(paired, [machine])[0]),
                "folds": []}
     for ids in folds(paired, k):
         if ids:

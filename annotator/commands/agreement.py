@@ -154,12 +154,15 @@ def summary_text(report: dict) -> str:
         if entry["precision"] is not None:
             lines.append(f"  pre-highlighter {kind}: precision {entry['precision']:.3f} "
                          f"({entry['accepted']} accepted, {entry['dismissed']} dismissed)")
-    overall = report.get("prehighlights_as_annotator", {}).get("overall", {}).get("all")
+    as_annotator = report.get("prehighlights_as_annotator", {})
+    overall = as_annotator.get("overall", {}).get("all")
     if overall and overall["annotators"]["f1"] is not None:
         machine = overall["pre-highlights"]["f1"]
+        interval = as_annotator.get("ratio_interval")
+        spread = f", 95% interval {interval[0]:.2f}-{interval[1]:.2f}" if interval else ""
         lines.append(f"  pre-highlights as an annotator: F1 {machine or 0:.3f} with annotators, "
                      f"annotators with each other {overall['annotators']['f1']:.3f} "
-                     f"(ratio {overall['ratio'] or 0:.2f})")
+                     f"(ratio {overall['ratio'] or 0:.2f}{spread})")
     for warning in report.get("warnings", []):
         lines.append(f"  warning: {warning}")
     return "\n".join(lines)
