@@ -94,6 +94,10 @@ def test_folds_are_a_stable_partition():
     # sha256, not Python's salted hash: the same in every process and on every machine.
     assert fold_of("1774569", 5) == int.from_bytes(
         __import__("hashlib").sha256(b"1774569").digest()[:4], "big") % 5
+    # Another split (repeated cross-validation) is another stable partition.
+    other = folds(ids, 5, split=1)
+    assert other != split and other == folds(reversed(ids), 5, split=1)
+    assert sorted(i for f in other for i in f) == sorted(ids)
 
 
 def test_report_section_from_edits_counts_only_paired_documents():

@@ -155,17 +155,19 @@ def per_annotator(docs: Annotations, machine: Mapping[str, Sequence[Mark]]) -> d
     return out
 
 
-def fold_of(doc_id: str, k: int) -> int:
-    """Stable fold number of a document id (a hash, not Python's salted ``hash``)."""
-    digest = hashlib.sha256(str(doc_id).encode()).digest()
+def fold_of(doc_id: str, k: int, split: int = 0) -> int:
+    """Stable fold number of a document id (a hash, not Python's salted ``hash``).
+    ``split`` > 0 gives another split of the same documents (repeated cross-validation)."""
+    key = str(doc_id) if not split else f"{split}:{doc_id}"
+    digest = hashlib.sha256(key.encode()).digest()
     return int.from_bytes(digest[:4], "big") % k
 
 
-def folds(doc_ids: Iterable[str], k: int) -> list[list[str]]:
+def folds(doc_ids: Iterable[str], k: int, split: int = 0) -> list[list[str]]:
     """Document ids split into ``k`` folds by :func:`fold_of`, each sorted."""
     out: list[list[str]] = [[] for _ in range(k)]
     for doc_id in sorted({str(d) for d in doc_ids}):
-        out[fold_of(doc_id, k)].append(doc_id)
+        out[fold_of(doc_id, k, split)].append(doc_id)
     return out
 
 
