@@ -277,6 +277,8 @@ class Suggestion(Base):
     source_spans: Mapped[list[Any]] = mapped_column(default=list)
     target_spans: Mapped[list[Any]] = mapped_column(default=list)
     score: Mapped[float] = mapped_column(Float, default=0.0)
+    # How well the target span renders the source phrase (align.suggestions.Suggestion).
+    target_score: Mapped[float | None] = mapped_column(Float, nullable=True)
     method: Mapped[str] = mapped_column(String(64))
     explanation: Mapped[str] = mapped_column(Text, default="")
     category: Mapped[str | None] = mapped_column(String(64), nullable=True)

@@ -56,17 +56,22 @@ def test_number_unit_and_measure_are_one_source_unit():
 
 def test_vague_rendering_of_the_same_concept_is_found(embedder):
     regions = split_sentences(VITAMIN_TARGET)[1:]
-    s, e = rendering("25(OH)D level <30 ng/ml", VITAMIN_TARGET, regions, embedder)
+    (s, e), similarity = rendering("25(OH)D level <30 ng/ml", VITAMIN_TARGET, regions, embedder)
     found = VITAMIN_TARGET[s:e]
     assert "vitamin D level" in found and len(found.split()) <= 5, found
+    # The rendering's own score is its similarity to the phrase, above that of a window
+    # of the same sentence that does not render it.
+    vectors = embedder.encode(["25(OH)D level <30 ng/ml", found, "the study"])
+    assert similarity == pytest.approx(float(vectors[1] @ vectors[0]), abs=1e-4)
+    assert similarity > float(vectors[2] @ vectors[0])
 
 
 def test_dose_group_points_at_its_drug_not_at_the_first_words(embedder):
     regions = [(0, len(GROUPS_TARGET))]
-    s, e = rendering("10 mL of 0.25% bupivacaine", GROUPS_TARGET, regions, embedder)
+    (s, e), _ = rendering("10 mL of 0.25% bupivacaine", GROUPS_TARGET, regions, embedder)
     found = GROUPS_TARGET[s:e]
     assert "bupivacaine" in found and "operation" not in found, found
-    s, e = rendering("10 mL of saline solution", GROUPS_TARGET, regions, embedder)
+    (s, e), _ = rendering("10 mL of saline solution", GROUPS_TARGET, regions, embedder)
     assert "saline" in GROUPS_TARGET[s:e]
 
 
@@ -95,6 +100,14 @@ def test_pipeline_gives_one_box_per_sentence_with_its_reasons(embedder):
     if vitamin[0].kind == "oversimplification":
         t = VITAMIN_TARGET[slice(*vitamin[0].target_spans[0])]
         assert "vitamin D" in t, t
+    # Every rendering carries its own score (and says it); a deletion has no rendering.
+    for x in found:
+        if x.kind == "oversimplification" and x.target_spans:
+            assert 0 < x.target_score <= 1 and f"(similarity {x.target_score:.2f})" in x.explanation
+            assert x.to_dict()["target_score"] == x.target_score
+        else:
+            assert x.target_score is None and x.to_dict()["target_score"] is None
+    assert any(x.target_score for x in found)
 
 
 def test_paraphrased_sentence_is_not_flagged_as_deleted(embedder):

@@ -18,8 +18,8 @@ def suggestion_rows(kind=None):
     with database.session() as session:
         query = select(Document.external_id, Suggestion).join(Suggestion.document).join(
             Project).where(Project.name == "demo-infoloss")
-        rows = [(doc_id, s.kind, s.source_spans, s.target_spans, s.explanation, s.score)
-                for doc_id, s in session.execute(query)]
+        rows = [(doc_id, s.kind, s.source_spans, s.target_spans, s.explanation, s.score,
+                 s.target_score) for doc_id, s in session.execute(query)]
     database.dispose()
     return rows
 
@@ -35,11 +35,15 @@ def test_demo_is_prehighlighted_and_reruns_skip_done_documents(env):
     assert table_count(env["ANNOTATOR_DATABASE_URL"], "assignments") == 2 * documents
     rows = suggestion_rows()
     assert rows, "the demo must come with pre-highlights"
-    for _doc, kind, source_spans, target_spans, explanation, score in rows:
+    for _doc, kind, source_spans, target_spans, explanation, score, target_score in rows:
         assert kind in {"deletion", "oversimplification", "trailing", "trailing_noise",
                         "insertion", "leaked_instruction", "repetition", "semantic_outlier"}
         assert source_spans or target_spans
         assert explanation and 0.0 <= score <= 1.0
+        # An oversimplification's rendering is stored with its own score.
+        assert (target_score is not None) == (kind == "oversimplification" and bool(target_spans))
+        assert target_score is None or 0.0 < target_score <= 1.0
+    assert any(r[-1] for r in rows)
 
     # Every planted leaked instruction is flagged on the target side, overlapping it.
     planted = json.loads((demo_data_dir() / "infolossqa_demo_planted.json").read_text())

@@ -81,10 +81,11 @@ def windows(target: str, region: tuple[int, int]) -> list[tuple[int, int]]:
 
 
 def rendering(source_text: str, target: str, regions: list[tuple[int, int]],
-              embedder) -> tuple[int, int] | None:
-    """The target window most like ``source_text`` within ``regions`` (None if no window).
+              embedder) -> tuple[tuple[int, int], float] | None:
+    """The target window most like ``source_text`` within ``regions``, and its cosine
+    similarity to it (the rendering's own score); None if there is no window.
 
-    Score = cosine(phrase, window) + 0.05 per content word (at most 3) whose stem occurs
+    Chosen by cosine(phrase, window) + 0.05 per content word (at most 3) whose stem occurs
     in the phrase + 0.06 when the window opens on a vague quantifier ("low", "some",
     "several": the word that makes it an oversimplification) - 0.01 per window word.
     """
@@ -107,4 +108,5 @@ def rendering(source_text: str, target: str, regions: list[tuple[int, int]],
         shared = min(3, sum(stem(w) in phrase_stems for w in content))
         vague = 0.06 if content and content[0].lower() in _VAGUE else 0.0
         scores.append(float(cos) + 0.05 * shared + vague - 0.01 * len(target[s:e].split()))
-    return candidates[int(np.argmax(scores))]
+    best = int(np.argmax(scores))
+    return candidates[best], float(np.clip(cosine[best], 0.0, 1.0))

@@ -67,9 +67,11 @@ def ranked_losses(source: str, target: str, src_sents: list[Span], tgt_sents: li
             regions = _regions(row, tgt_sents, similarity[index_of[row.span]])
             found = rendering(source[phrase[0]:phrase[1]], target, regions, embedder)
             if found is not None:
-                suggestion.target_spans = [found]
-                shown = _short(target[found[0]:found[1]])
+                (t0, t1), rendered = found
+                suggestion.target_spans = [(t0, t1)]
+                suggestion.target_score = round(rendered, 4)
                 suggestion.explanation = (suggestion.explanation.rstrip(".")
-                                          + f'; rendered as "{shown}".')
+                                          + f'; rendered as "{_short(target[t0:t1])}" '
+                                          f"(similarity {rendered:.2f}).")
         out.append(suggestion)
     return out

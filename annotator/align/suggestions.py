@@ -2,7 +2,10 @@
 
 A suggestion carries its kind (the UI colours by it), character spans on each side, a
 score in [0, 1], the method that produced it and a one-line explanation shown as a
-tooltip. Annotators accept or dismiss it, which is how per-kind precision is measured.
+tooltip. An oversimplification whose target span was chosen as the rendering of its source
+phrase also carries that rendering's own score, ``target_score``: the cosine similarity of
+the two (MiniLM; :func:`.phrase_rendering.rendering`), so a weak rendering can be told from
+a confident box. Annotators accept or dismiss it, which is how per-kind precision is measured.
 
 ``suggest`` and ``suggest_many`` live in :mod:`annotator.align.pipeline` and are
 re-exported here and from :mod:`annotator.align`.
@@ -26,6 +29,7 @@ class Suggestion:
     method: str = ""
     explanation: str = ""
     category: str | None = None
+    target_score: float | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready dict with a stable key order."""
@@ -37,6 +41,8 @@ class Suggestion:
             "method": self.method,
             "explanation": self.explanation,
             "category": self.category,
+            "target_score": (None if self.target_score is None
+                             else round(float(self.target_score), 4)),
         }
 
     def sort_key(self) -> tuple:

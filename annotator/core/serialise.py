@@ -46,7 +46,8 @@ def rating_to_dict(rating) -> dict[str, Any]:
 def suggestion_to_dict(suggestion, action: str | None = None) -> dict[str, Any]:
     return {"id": suggestion.id, "kind": suggestion.kind,
             "source_spans": suggestion.source_spans, "target_spans": suggestion.target_spans,
-            "score": suggestion.score, "method": suggestion.method,
+            "score": suggestion.score, "target_score": suggestion.target_score,
+            "method": suggestion.method,
             "explanation": suggestion.explanation, "category": suggestion.category,
             "action": action}
 

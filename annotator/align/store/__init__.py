@@ -22,6 +22,18 @@ from annotator.models import Document, Project, Suggestion
 from annotator.study import audit
 from annotator.study.projects import project_schema
 
+# What a stored suggestion keeps of an engine suggestion (align.suggestions.Suggestion).
+# Besides the kind and spans, these may change when a recomputed suggestion updates its row.
+UPDATABLE_FIELDS = ("score", "target_score", "method", "explanation", "category")
+
+
+def suggestion_row(suggestion, **columns) -> Suggestion:
+    """The database row of an engine suggestion (its ``to_dict`` is the serialisation)."""
+    d = suggestion.to_dict()
+    return Suggestion(kind=d["kind"], source_spans=d["source_spans"],
+                      target_spans=d["target_spans"], **{k: d[k] for k in UPDATABLE_FIELDS},
+                      **columns)
+
 CHUNK = 50
 MIN_DOCUMENTS_PER_WORKER = 40
 
@@ -81,11 +93,7 @@ def prehighlight_project(
             doc.alignment = sentence_groups(groups, doc.source_sentences, doc.target_sentences)
             doc.suggestions.clear()
             for s in suggestions:
-                d = s.to_dict()
-                doc.suggestions.append(Suggestion(
-                    kind=d["kind"], source_spans=d["source_spans"],
-                    target_spans=d["target_spans"], score=d["score"], method=d["method"],
-                    explanation=d["explanation"], category=d["category"]))
+                doc.suggestions.append(suggestion_row(s))
             doc.prehighlighted_at = datetime.now(timezone.utc)
             stored += len(suggestions)
             if progress is not None:

@@ -27,7 +27,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from annotator.models import Assignment, Document, Project, Suggestion, SuggestionAction
 from annotator.study import audit
 
-from . import _pair, align_settings
+from . import UPDATABLE_FIELDS, _pair, align_settings, suggestion_row
 
 DEFAULT_REFIT_EVERY = 5
 LOSS_KINDS = ("deletion", "oversimplification")
@@ -268,13 +268,10 @@ def _replace_loss_suggestions(session: Session, document_id: int, found) -> None
         if row is not None:
             kept.add(row.id)
             if row.id not in acted:
-                row.score, row.method = d["score"], d["method"]
-                row.explanation, row.category = d["explanation"], d["category"]
+                for name in UPDATABLE_FIELDS:
+                    setattr(row, name, d[name])
             continue
-        session.add(Suggestion(document_id=document_id, kind=d["kind"],
-                               source_spans=d["source_spans"], target_spans=d["target_spans"],
-                               score=d["score"], method=d["method"],
-                               explanation=d["explanation"], category=d["category"]))
+        session.add(suggestion_row(suggestion, document_id=document_id))
     for row in stored:
         if row.id not in kept and row.id not in acted:
             session.delete(row)
