@@ -68,6 +68,7 @@ def test_suggest_finds_planted_problems(embedder):
             "source_spans",
             "target_spans",
             "score",
+            "target_score",
             "method",
             "explanation",
             "category",

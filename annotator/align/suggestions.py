@@ -38,11 +38,11 @@ class Suggestion:
             "source_spans": [[int(s), int(e)] for s, e in self.source_spans],
             "target_spans": [[int(s), int(e)] for s, e in self.target_spans],
             "score": round(float(self.score), 4),
+            "target_score": (None if self.target_score is None
+                             else round(float(self.target_score), 4)),
             "method": self.method,
             "explanation": self.explanation,
             "category": self.category,
-            "target_score": (None if self.target_score is None
-                             else round(float(self.target_score), 4)),
         }
 
     def sort_key(self) -> tuple:
