@@ -12,6 +12,7 @@ from annotator.agreement.prehighlight_agreement import (
     match,
     per_annotator,
     ratio_resamples,
+    report_section,
     summary,
 )
 
@@ -102,7 +103,7 @@ def test_folds_are_a_stable_partition():
 
 def test_report_section_from_edits_counts_only_paired_documents():
     from annotator.agreement.data import Edit, Span
-    from annotator.agreement.prehighlight_agreement import annotations_from_edits, report_section
+    from annotator.agreement.prehighlight_agreement import annotations_from_edits
 
     edits = [Edit("1", "a", "ann", "deletion", spans=[Span("source", 0, 5), Span("target", 0, 3)]),
              Edit("2", "a", "bob", "deletion", spans=[Span("source", 2, 4)]),
@@ -144,5 +145,9 @@ def test_ratio_resamples_by_hand():
     assert 0.15 < np.mean(np.isnan(values[0])) < 0.35
     assert np.array_equal(values[0], values[1], equal_nan=True), "paired: same resamples"
     assert np.isnan(values[2]).all(), "no machine edits: precision undefined"
+    # No doubly annotated document: nothing to resample, no interval (not an error).
+    single = {"3": docs["3"]}
+    assert np.isnan(ratio_resamples(single, [machine], resamples=50)).all()
+    assert report_section(single, machine)["ratio_interval"] is None
     # The pooled point value over the resampled documents is the "each once" draw.
     assert summary({k: docs[k] for k in "12"}, machine)["all"]["ratio"] == 1.5

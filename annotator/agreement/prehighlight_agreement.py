@@ -196,6 +196,8 @@ def ratio_resamples(docs: Annotations, machines: Sequence[Mapping[str, Sequence[
     from .bootstrap import multiplicities
 
     ids = sorted(d for d, by in docs.items() if len(by) >= 2)
+    if not ids or not resamples:  # nothing to resample: no figure is defined
+        return np.full((len(machines), max(0, resamples)), np.nan)
     people = np.array([_four(between_annotators(docs, kind, [d])) for d in ids], dtype=float)
     weights = multiplicities(len(ids), resamples, seed)
     out = []
