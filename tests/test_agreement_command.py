@@ -93,6 +93,14 @@ def test_agreement_json_on_the_demo_project(completed_demo, tmp_path):
     assert source["sentence_alpha"]["binary"]["value"] == pytest.approx(1.0)
     page = html.read_text()
     assert "<h2>Pre-highlighters</h2>" in page
+    # The suggestions scored like one more annotator, beside the annotators, with a chart.
+    section = report["prehighlights_as_annotator"]
+    assert 0 < section["documents"] <= report["counts"]["documents_with_2plus_annotators"]
+    assert "<h2>Pre-highlights as an annotator</h2>" in page
+    as_annotator = page.split("<h2>Pre-highlights as an annotator</h2>")[1].split("<h2>")[0]
+    ratio = section["overall"]["all"]["ratio"]
+    assert f"<td class='num'>{ratio:.3f}</td>" in as_annotator
+    assert "data:image/png;base64," in as_annotator
     assert page.startswith("<!doctype html>") or page.lower().startswith("<!doctype html>")
     assert "http://" not in page and "https://" not in page.replace("https://doi", "")
 

@@ -75,6 +75,39 @@ def _prehighlighters(report) -> str:
     return _table(["kind", "suggestions", "accepted", "dismissed", "precision"], rows)
 
 
+def _as_annotator(section: dict) -> str:
+    """The stored deletion / oversimplification suggestions scored like one more annotator
+    (issue #14): per kind beside the annotators' agreement with each other, then per
+    annotator, with a bar chart of the two F1 values for each annotator."""
+    rows = []
+    for kind, e in section["overall"].items():
+        people, machine = e["annotators"], e["pre-highlights"]
+        rows.append(f"<tr><td>{_e(kind)}</td>"
+                    + "".join(f"<td class='num'>{_num(people[k])}</td>"
+                              for k in ("precision", "recall", "f1"))
+                    + "".join(f"<td class='num'>{_num(machine[k])}</td>"
+                              for k in ("precision", "recall", "f1"))
+                    + f"<td class='num'>{_num(e['ratio'])}</td></tr>")
+    interval = section.get("ratio_interval")
+    spread = (f"; 95% interval of the ratio of both kinds (document bootstrap): "
+              f"{_num(interval[0])}–{_num(interval[1])}" if interval else "")
+    folds = ", ".join(_num(f["ratio"]) for f in section.get("folds", []))
+    out = [f"<p class='muted'>Measure: {_e(section['measure'])}; {section['documents']} "
+           f"documents with two or more annotators{spread}; ratio = pre-highlights F1 / "
+           "annotators' F1"
+           + (f"; per fold of documents: {folds}" if folds else "") + ".</p>",
+           _table(["kind", *(f"{who} {m}" for who in ("annotators", "pre-highlights")
+                             for m in ("P", "R", "F1")), "ratio"], rows)]
+    per = section.get("per_annotator") or {}
+    if per:
+        names = list(per)
+        out.append(_bar(names, {
+            "pre-highlights": [per[n]["pre-highlights"]["f1"] for n in names],
+            "other annotators": [per[n]["other annotators"]["f1"] for n in names]},
+            "F1 with each annotator", "F1"))
+    return "".join(out)
+
+
 def _summary(report) -> str:
     rows = []
     for r in report.get("interpretation", []):
@@ -242,6 +275,9 @@ def render_html(report: dict) -> str:
         "<p class='muted'>No categorical edit field.</p>"]
     if report.get("prehighlighters"):
         parts += ["<h2>Pre-highlighters</h2>", _prehighlighters(report)]
+    if (report.get("prehighlights_as_annotator") or {}).get("documents"):
+        parts += ["<h2>Pre-highlights as an annotator</h2>",
+                  _as_annotator(report["prehighlights_as_annotator"])]
     parts += ["<h2>Aggregation levels</h2>", _aggregation(report),
               "<h2>Annotators</h2>", _annotators(report), "<h2>Distributions</h2>", _plots(report)]
     cites = "".join(f"<li>{_e(k)}: {_e(v)}</li>" for k, v in report.get("citations", {}).items())
