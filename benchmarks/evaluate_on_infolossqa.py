@@ -30,8 +30,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -46,7 +44,9 @@ from annotator.agreement.prehighlight_agreement import (  # noqa: E402
     between_annotators,
     folds,
     machine_against_annotators,
+    ratio_interval,
     ratio_resamples,
+    summary,
 )
 from annotator.align import AlignSettings, suggest  # noqa: E402
 from annotator.align.embeddings import default_embedder  # noqa: E402
@@ -89,14 +89,9 @@ def table(title: str, gold, machine, extra: str = "") -> float | None:
     median = sorted(chars)[len(chars) // 2] if chars else 0
     print(f"  boxes per document: {boxes / max(1, len(gold)):.1f} (an expert: "
           f"{expert_edits / max(1, experts):.1f}); median box {median} characters")
-    low, high = interval(ratio_resamples(gold, [machine])[0])
+    low, high = ratio_interval(ratio_resamples(gold, [machine])[0])
     print(f"  ratio of both kinds, 95% interval over documents (bootstrap): {low:.3f}-{high:.3f}")
     return ratio_all
-
-
-def interval(values: np.ndarray) -> tuple[float, float]:
-    low, high = np.nanpercentile(values, [2.5, 97.5])
-    return float(low), float(high)
 
 
 def cross_validated(learning_docs, rows_of, fold_ids, fixed, embedder, run_pipeline=None):
@@ -133,11 +128,6 @@ def learn_effect(learning_docs, rows_of, fold_ids, embedder):
         shipped.update(machine_marks(base, test, rows_of))
         learned.update(machine_marks(refit, test, rows_of))
     return shipped, learned
-
-
-def between(gold, machine) -> float:
-    """Ratio of both kinds: suggestions' F1 with the experts / experts' F1 with each other."""
-    return (machine_against_annotators(gold, machine).f1 or 0) / between_annotators(gold).f1
 
 
 def main() -> None:
@@ -210,7 +200,7 @@ def main() -> None:
                         f"{'--loss-thresholds' if args.loss_thresholds else 'the shipped model'})",
                         gold, at_fixed)
     cv, at = ratio_resamples(gold, [held_out, at_fixed])
-    low, high = interval(at - cv)
+    low, high = ratio_interval(at - cv)
     print(f"\nfixed thresholds minus the folds' choice: {(ratio_fixed or 0) - (ratio or 0):+.3f} "
           f"(95% interval over documents, paired bootstrap: {low:+.3f} to {high:+.3f})")
 
@@ -220,7 +210,8 @@ def main() -> None:
     for split in range(1, args.repeats):
         again, again_fixed, _ = cross_validated(learning_docs, rows_of, folds(docs, k, split),
                                                 fixed, embedder)
-        splits.append((between(gold, again), between(gold, again_fixed)))
+        splits.append((summary(gold, again)["all"]["ratio"],
+                       summary(gold, again_fixed)["all"]["ratio"]))
     mean = [sum(v) / len(splits) for v in zip(*splits)]
     if len(splits) > 1:
         print(f"\nrepeated {k}-fold cross-validation, {len(splits)} splits (held-out ratio, "
@@ -238,13 +229,16 @@ def main() -> None:
                    gold, learned)
         if r0 and r1:
             before, after = ratio_resamples(gold, [shipped, learned])
-            low, high = interval(after - before)
+            low, high = ratio_interval(after - before)
             print(f"\n--learn raises the held-out ratio from {r0:.3f} to {r1:.3f} "
                   f"({r1 - r0:+.3f}; 95% interval over documents, paired bootstrap: "
                   f"{low:+.3f} to {high:+.3f})")
-            gains = [r1 - r0] + [between(gold, again[1]) - between(gold, again[0]) for again in (
-                learn_effect(learning_docs, rows_of, folds(docs, k, split), embedder)
-                for split in range(1, args.repeats))]
+            gains = [r1 - r0] + [
+                summary(gold, learned_again)["all"]["ratio"]
+                - summary(gold, shipped_again)["all"]["ratio"]
+                for shipped_again, learned_again in (
+                    learn_effect(learning_docs, rows_of, folds(docs, k, split), embedder)
+                    for split in range(1, args.repeats))]
             if len(gains) > 1:
                 print(f"  over {len(gains)} splits: " + ", ".join(f"{g:+.3f}" for g in gains)
                       + f"; mean {sum(gains) / len(gains):+.3f}")

@@ -198,26 +198,27 @@ def ratio_resamples(docs: Annotations, machines: Sequence[Mapping[str, Sequence[
     ids = sorted(d for d, by in docs.items() if len(by) >= 2)
     if not ids or not resamples:  # nothing to resample: no figure is defined
         return np.full((len(machines), max(0, resamples)), np.nan)
-    people = np.array([_four(between_annotators(docs, kind, [d])) for d in ids], dtype=float)
+    one = {d: {d: docs[d]} for d in ids}
+    people = np.array([_four(between_annotators(one[d], kind)) for d in ids], dtype=float)
     weights = multiplicities(len(ids), resamples, seed)
+    people_f1 = _f1(weights @ people)
     out = []
     for machine in machines:
-        counts = np.array([_four(machine_against_annotators(docs, machine, kind, [d]))
-                           for d in ids], dtype=float)
-        machine_f1, people_f1 = _f1(weights @ counts), _f1(weights @ people)
+        counts = np.array([_four(machine_against_annotators(one[d], machine, kind)) for d in ids],
+                          dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
             # As in summary(): no ratio where the annotators' F1 is 0 or undefined.
-            out.append(np.where(people_f1 > 0, machine_f1 / people_f1, np.nan))
+            out.append(np.where(people_f1 > 0, _f1(weights @ counts) / people_f1, np.nan))
     return np.array(out).reshape(len(machines), -1)
 
 
-def _interval(values: np.ndarray, level: float = 0.95) -> list[float] | None:
-    """Percentile interval of the defined resampled values (None when none is)."""
-    values = values[~np.isnan(values)]
-    if not len(values):
-        return None
-    tail = (1 - level) / 2 * 100
-    return [round(float(v), 4) for v in np.percentile(values, [tail, 100 - tail])]
+def ratio_interval(values: np.ndarray, level: float = 0.95) -> list[float] | None:
+    """[low, high] percentile interval of ratio resamples (:func:`.bootstrap.summarize`),
+    None when no resample defines the ratio."""
+    from .bootstrap import summarize
+
+    found = summarize(values, level, values.size)
+    return None if found["low"] is None else [round(found["low"], 4), round(found["high"], 4)]
 
 
 def _four(c: Counts) -> tuple[int, int, int, int]:
@@ -259,7 +260,7 @@ def report_section(docs: Annotations, machine: Mapping[str, Sequence[Mark]], k: 
                "documents": len(paired),
                "overall": summary(paired, machine),
                "per_annotator": per_annotator(paired, machine),
-               "ratio_interval": _interval(ratio_resamples(paired, [machine])[0]),
+               "ratio_interval": ratio_interval(ratio_resamples(paired, [machine])[0]),
                "folds": []}
     for ids in folds(paired, k):
         if ids:
