@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotator.annotate.assignment import AssignmentError, annotator_pool
-from annotator.annotate.store import set_status
+from annotator.annotate.store import adjudication_started, set_status
 from annotator.models import Assignment, Document, Project
 from annotator.study import audit
 from annotator.study.projects import add_member
@@ -116,6 +116,12 @@ def reopen(session: Session, project: Project, document_ids: list[int], *,
     if not done:
         raise BulkError("reopen: none of the chosen documents is done"
                         + (f" by {user.username}" if user else ""))
+    frozen = sorted({a.document.external_id for a in done
+                     if adjudication_started(session, a.document_id)})
+    if frozen:
+        raise BulkError("reopen: adjudication has started on " + ", ".join(frozen)
+                        + ": the annotators' work there is frozen (gold points at it); "
+                        "nothing was reopened")
     for a in done:
         set_status(session, a, "in_progress", a.version, user_id)
     return len(done)

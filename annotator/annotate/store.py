@@ -8,7 +8,6 @@ each other. Drafts may be incomplete; completeness is checked when a document is
 
 from __future__ import annotations
 
-import math
 import time
 from datetime import datetime, timezone
 from typing import Any
@@ -23,6 +22,7 @@ from annotator.core.limits import current_limits
 from annotator.core.serialise import assignment_to_dict, edit_to_dict, rating_to_dict
 from annotator.core.shown import got
 from annotator.core.spans import span_problem
+from annotator.core.strict_json import seconds_problem
 from annotator.core.vocabulary import ANNOTATOR_SET_STATUSES, SIDE_LABELS, SUGGESTION_ACTIONS
 from annotator.models import (
     AdjudicationDecision,
@@ -312,10 +312,9 @@ def add_time(session: Session, assignment: Assignment, seconds: Any,
     ``seconds_spent``; the bound is computed inside the same UPDATE, so parallel
     heartbeats cannot both claim one interval.
     """
-    if (not isinstance(seconds, (int, float)) or isinstance(seconds, bool)
-            or not math.isfinite(seconds) or seconds < 0):
-        raise ValidationFailed([{"field": "seconds", "message": "a non-negative number "
-                                 f"of seconds, got {seconds!r}"}])
+    if seconds_problem(seconds):
+        raise ValidationFailed([{"field": "seconds", "message": seconds_problem(seconds)
+                                 + got(seconds)}])
     if assignment.status != "done":
         now = time.time() if now is None else now
         last = Assignment.last_time_report
@@ -414,12 +413,18 @@ def set_status(session: Session, assignment: Assignment, status: Any, version: A
     return []
 
 
+def adjudication_started(session: Session, document_id: int) -> bool:
+    """True once a lead has decided anything on the document: from then on its annotators'
+    work is frozen for every writer (the API, bulk reopen, imports that replace, Label
+    Studio pull), since gold edits point at these edits."""
+    return session.scalar(select(AdjudicationDecision.id).where(
+        AdjudicationDecision.document_id == document_id).limit(1)) is not None
+
+
 def _check_not_adjudicated(session: Session, assignment: Assignment) -> None:
     """Once a lead has started adjudicating a document, its annotators' work is frozen:
     gold edits point at these edits, and changing them would leave gold without a source."""
-    if assignment.status == "done" and session.scalar(
-            select(AdjudicationDecision.id).where(
-                AdjudicationDecision.document_id == assignment.document_id).limit(1)):
+    if assignment.status == "done" and adjudication_started(session, assignment.document_id):
         raise Conflict("this document is being adjudicated (or was): your work on it is "
                        "frozen; ask your lead if something must change")
 

@@ -15,6 +15,14 @@ import math
 from typing import Any
 
 MAX_DEPTH = 64  # deeper than any record the tool reads or writes
+# Integers are stored in 64-bit columns (PostgreSQL BIGINT, SQLite INTEGER): a larger one
+# cannot be an id, an offset or a count, and a 5,000-digit literal would otherwise reach
+# Python's int-conversion digit limit (a ValueError, i.e. a 500) before any check.
+MAX_INTEGER = 2**63 - 1
+_MAX_INTEGER_DIGITS = len(str(MAX_INTEGER))
+# Time spent on one document: a year is far beyond any real session, and 1e308 seconds
+# overflows date arithmetic where durations are shown.
+MAX_SECONDS = 366 * 24 * 3600
 
 
 class StrictJSONError(ValueError):
@@ -25,7 +33,14 @@ def _refuse_constant(name: str):
     raise StrictJSONError(f"{name} is not JSON (no NaN or Infinity): use null or a number")
 
 
-DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+def _bounded_int(literal: str) -> int:
+    if len(literal.lstrip("-")) > _MAX_INTEGER_DIGITS:
+        raise StrictJSONError(f"integer {literal[:20]}... has {len(literal.lstrip('-'))} "
+                              f"digits: at most {MAX_INTEGER} is accepted")
+    return int(literal)
+
+
+DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=_bounded_int)
 
 
 def loads(text: str) -> Any:
@@ -44,6 +59,15 @@ def raw_decode(text: str, position: int) -> tuple[Any, int]:
         return DECODER.raw_decode(text, position)
     except RecursionError:
         raise StrictJSONError(f"nested too deeply (more than {MAX_DEPTH} levels)") from None
+
+
+def seconds_problem(value: Any) -> str | None:
+    """Why ``value`` is not a time spent in seconds (a number from 0 to :data:`MAX_SECONDS`),
+    or None. One rule for the timer API and every importer."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+            math.isfinite(value) and 0 <= value <= MAX_SECONDS):
+        return f"time spent must be a number of seconds from 0 to {MAX_SECONDS}"
+    return None
 
 
 def dumps(value: Any, **options) -> str:
@@ -76,6 +100,8 @@ def value_problem(value: Any, root: str = "") -> tuple[str, str] | None:
                 return path or "(record)", problem
         elif isinstance(item, float) and not math.isfinite(item):
             return path or "(record)", f"{item} is not a JSON number"
+        elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > MAX_INTEGER:
+            return path or "(record)", f"integer {item} is out of range (at most {MAX_INTEGER})"
         elif isinstance(item, dict):
             for key, child in item.items():
                 problem = _string_problem(str(key))

@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from annotator.annotate.store import missing_for_done
+from annotator.annotate.store import adjudication_started, missing_for_done
 from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.ingest.readers import DocumentRecord, IngestError, Problem
 from annotator.ingest.store import store_documents
@@ -85,6 +85,11 @@ def store_annotations(session: Session, project: Project, records: list[Annotati
         if r.annotator not in users:
             users[r.annotator] = _user(session, project, r.annotator, report)
     for r in records:
+        if replace and _frozen_work(session, documents[r.document_id], users[r.annotator]):
+            report.notes.append(f"{r.file or file_name}:{r.line}: {r.annotator} on "
+                                f"{r.document_id}: kept as stored, not replaced: adjudication "
+                                "has started on this document (gold points at this work)")
+            continue
         assignment = _store_one(session, documents[r.document_id], users[r.annotator], r,
                                 replace)
         report.records += 1
@@ -162,6 +167,14 @@ def _user(session: Session, project: Project, username: str, report: ImportRepor
     if user.role == "annotator":
         add_member(session, project, user, "annotator")
     return user
+
+
+def _frozen_work(session: Session, document: Document, user: User) -> bool:
+    """The user's stored work on a document a lead has started adjudicating: frozen for a
+    replacing import (Label Studio pull) as for the annotation API."""
+    return adjudication_started(session, document.id) and session.scalar(
+        select(Assignment.id).where(Assignment.document_id == document.id,
+                                    Assignment.user_id == user.id)) is not None
 
 
 def _store_one(session: Session, document: Document, user: User,

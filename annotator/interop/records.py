@@ -17,7 +17,6 @@ dropped. A span that runs past the end of its text is refused with a hint, or cl
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from annotator.annotate.store import ValidationFailed, validate_fields
 from annotator.core.limits import current_limits
 from annotator.core.shown import got
 from annotator.core.spans import span_problem
+from annotator.core.strict_json import seconds_problem
 from annotator.core.vocabulary import SIDES
 from annotator.ingest.readers import (
     IngestError,
@@ -214,11 +214,10 @@ def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
                                     f"{seen[key]})"))
             continue
         seen[key] = line
-        if record.seconds_spent is not None and not (  # None: the file gives no time
-                isinstance(record.seconds_spent, (int, float))
-                and math.isfinite(record.seconds_spent) and record.seconds_spent >= 0):
-            problems.append(Problem(name, line, "seconds_spent", "time spent must be a "
-                                    "non-negative number of seconds"
+        seconds_wrong = (None if record.seconds_spent is None  # None: the file gives no time
+                         else seconds_problem(record.seconds_spent))
+        if seconds_wrong:
+            problems.append(Problem(name, line, "seconds_spent", seconds_wrong
                                     + got(record.seconds_spent)))
         known = texts.get(record.document_id)
         if record.source is not None and known is not None and known != (record.source,

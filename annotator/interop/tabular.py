@@ -21,12 +21,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import re
 from pathlib import Path
 from typing import Any
 
 from annotator.core.shown import got
+from annotator.core.strict_json import seconds_problem
 from annotator.core.tables import csv_text
 from annotator.core.vocabulary import ASSIGNMENT_STATUSES, SIDES
 from annotator.ingest.readers import IngestError, Problem
@@ -170,10 +170,9 @@ def read_jsonl(path: Path, annotator: str | None = None, *,
             problems.append(Problem(name, line, "status", f"one of {', '.join(ASSIGNMENT_STATUSES)}"
                                     + got(status)))
         seconds = row.get("seconds_spent", 0)
-        if seconds is not None and (isinstance(seconds, bool) or not isinstance(
-                seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0):
-            problems.append(Problem(name, line, "seconds_spent", "a number of seconds, 0 or "
-                                    "more, or null when unknown" + got(seconds)))
+        if seconds is not None and seconds_problem(seconds):
+            problems.append(Problem(name, line, "seconds_spent", seconds_problem(seconds)
+                                    + ", or null when unknown" + got(seconds)))
         for key in ("meta", "record_meta"):
             if not isinstance(row.get(key, {}), dict):
                 problems.append(Problem(name, line, key, "must be an object" + got(row[key])))
@@ -260,9 +259,9 @@ def read_csv(path: Path, schema: Schema, annotator: str | None = None, *,
             seconds = float(row.get("seconds_spent") or 0)
         except ValueError:
             seconds = -1.0
-        if not math.isfinite(seconds) or seconds < 0:
-            problems.append(Problem(name, line, "seconds_spent", "a number of seconds, 0 or "
-                                    "more" + got(row.get("seconds_spent"))))
+        if seconds_problem(seconds):
+            problems.append(Problem(name, line, "seconds_spent", seconds_problem(seconds)
+                                    + got(row.get("seconds_spent"))))
             seconds = 0.0
         status = row.get("status") or "done"
         if status not in ASSIGNMENT_STATUSES:

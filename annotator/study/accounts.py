@@ -18,10 +18,29 @@ class AccountError(ValueError):
     pass
 
 
+MAX_USERNAME_LENGTH = 80
+
+
+def username_problem(username: str) -> str | None:
+    """Why ``username`` cannot name an account, or None. The one rule for the web form,
+    the command line and importers (which must refuse such a name with FILE:LINE before
+    anything is stored). Control characters (NUL, ESC) are refused: a name is shown in
+    terminals and file names."""
+    if not username or len(username) > MAX_USERNAME_LENGTH:
+        return (f"username: 1-{MAX_USERNAME_LENGTH} characters, got {len(username)}"
+                f" ({username[:40]!r})")
+    if any(c.isspace() for c in username):
+        return f"username: no spaces, got {username!r}"
+    if not all(c.isprintable() for c in username):
+        return f"username: no control characters, got {username!r}"
+    return None
+
+
 def create_user(session: Session, username: str, password: str, role: str) -> User:
     username = username.strip()
-    if not username or len(username) > 80 or any(c.isspace() for c in username):
-        raise AccountError("username: 1-80 characters, no spaces")
+    problem = username_problem(username)
+    if problem:
+        raise AccountError(problem)
     if role not in ROLES:
         raise AccountError(f"role: one of {', '.join(ROLES)}, got {role!r}")
     if len(password) < MIN_PASSWORD_LENGTH:
@@ -65,10 +84,14 @@ def set_password(session: Session, user: User, password: str, *, by: int | None 
         audit.record(session, "user.password", user_id=by, object_type="user", object_id=user.id)
 
 
-def deactivate(session: Session, user: User) -> None:
-    """The user can no longer log in, and open sessions end now."""
+def deactivate(session: Session, user: User, *, by: int | None = None) -> None:
+    """The user can no longer log in, and open sessions end now. Recorded as
+    ``user.deactivated`` (a deactivated account, unlike an imported one that was never
+    active, may be reactivated by its lead)."""
     user.active = False
     end_sessions(session, user, "deactivated")
+    session.flush()
+    audit.record(session, "user.deactivated", user_id=by, object_type="user", object_id=user.id)
 
 
 def set_active(session: Session, user: User, active: bool, *, by: int | None = None) -> None:
@@ -76,13 +99,12 @@ def set_active(session: Session, user: User, active: bool, *, by: int | None = N
     reactivate."""
     if not active and by == user.id:
         raise AccountError("you cannot deactivate your own account")
-    if active:
-        user.active = True
-    else:
-        deactivate(session, user)
+    if not active:
+        deactivate(session, user, by=by)
+        return
+    user.active = True
     session.flush()
-    audit.record(session, "user.activated" if active else "user.deactivated", user_id=by,
-                 object_type="user", object_id=user.id)
+    audit.record(session, "user.activated", user_id=by, object_type="user", object_id=user.id)
 
 
 def set_email(session: Session, user: User, email: str, *, by: int | None = None) -> None:

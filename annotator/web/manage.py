@@ -1,5 +1,9 @@
-"""User management on the web: admins manage every account; a lead manages annotators of
-the projects they lead (and annotators in no project yet, so a new one can be added). The
+"""User management on the web: admins manage every account; a lead manages an annotator
+only if every project the annotator belongs to is one she leads (or the annotator is in no
+project yet, so a new one can be added). Being assigned a document of a lead's project
+does not hand the account to that lead: an annotator shared with another lead's project
+is managed by an admin, or the lead could reset the password and read the other project.
+An account an import created inactive is activated by an admin only. The
 `annotator user` commands stay for scripts. Every form is a POST with the CSRF token."""
 
 from __future__ import annotations
@@ -8,7 +12,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from sqlalchemy import select
 
 from annotator.core.vocabulary import ROLES
-from annotator.models import Project, ProjectMember, User
+from annotator.models import AuditEvent, Project, ProjectMember, User
 from annotator.study import audit
 from annotator.study.accounts import (
     AccountError,
@@ -36,7 +40,18 @@ def _may_manage(viewer: User, user: User, led_ids: set[int]) -> bool:
         return False
     projects = set(db().scalars(select(ProjectMember.project_id).where(
         ProjectMember.user_id == user.id)))
-    return not projects or bool(projects & led_ids)
+    return projects <= led_ids
+
+
+def _never_activated(user: User) -> bool:
+    """An inactive account no one has ever activated or deactivated: an imported owner of
+    work (see ``annotations_store._user``), whose first password and activation are an
+    admin's decision."""
+    if user.active:
+        return False
+    return db().scalar(select(AuditEvent.id).where(
+        AuditEvent.object_type == "user", AuditEvent.object_id == str(user.id),
+        AuditEvent.action.in_(("user.activated", "user.deactivated"))).limit(1)) is None
 
 
 def _managed_user(user_id: int) -> tuple[User, User, list[Project]]:
@@ -46,6 +61,9 @@ def _managed_user(user_id: int) -> tuple[User, User, list[Project]]:
     led = _led_projects(viewer)
     if user is None or not _may_manage(viewer, user, {p.id for p in led}):
         abort(404)
+    if viewer.role != "admin" and _never_activated(user) and request.endpoint in (
+            "manage.password", "manage.active"):
+        abort(403)
     return viewer, user, led
 
 
