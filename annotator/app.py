@@ -114,7 +114,7 @@ class StrictJSONProvider(DefaultJSONProvider):
         return super().dumps(obj, **kwargs)
 
     def loads(self, s, **kwargs):
-        return strict_json.loads(s.decode("utf-8") if isinstance(s, bytes) else s)
+        return strict_json.loads(strict_json.decode_bytes(s) if isinstance(s, bytes) else s)
 
 
 class StrictJSONFlask(Flask):

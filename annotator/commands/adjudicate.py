@@ -142,6 +142,7 @@ def _decide(session, document, embed, summary: dict) -> None:
 def rules(project_name, edit_rule, min_agree, minority, fields, span_merge):
     """Show, or change, the automatic adjudication rules of PROJECT."""
     from annotator.adjudication.rules import AutoRules, RulesError
+    from annotator.study.projects import project_schema
 
     database = open_database()
     with database.session() as session:
@@ -152,10 +153,16 @@ def rules(project_name, edit_rule, min_agree, minority, fields, span_merge):
                    "span_merge": span_merge}
         current.update({k: v for k, v in changes.items() if v is not None})
         modes = dict(current.get("fields") or {})
+        # Only fields of the project's edit types are compared: a mistyped name would be
+        # stored and silently never apply.
+        known = sorted({f.name for e in project_schema(project).edit_types for f in e.fields})
         for item in fields:
             name, sep, mode = item.partition("=")
             if not sep or not name.strip():
                 fail(f"--field {item!r}: expected NAME=MODE")
+            if name.strip() not in known:
+                fail(f"--field {item!r}: {name.strip()!r} is not a field of the project's "
+                     f"edit types (" + (", ".join(known) or "it has none") + ")", 2)
             modes[name.strip()] = mode.strip()
         current["fields"] = modes
         try:

@@ -41,14 +41,29 @@ def gunicorn_argv(workers: int, bind: str, *, access_log: bool = True) -> list[s
             *(["--access-logfile", "-"] if access_log else []), "annotator.wsgi:app"]
 
 
+# A random key of 32 characters uses many distinct ones (token_hex: about 14 of 16); a key
+# of one repeated letter, or "abab...", has the length but not the randomness.
+MIN_SECRET_KEY_DISTINCT = 8
+
+
+def secret_key_problem(key: str | None) -> str | None:
+    """Why ``key`` cannot sign sessions on a shared network, or None."""
+    key = key or ""
+    if len(key) < MIN_SECRET_KEY_LENGTH:
+        return f"at least {MIN_SECRET_KEY_LENGTH} characters (got {len(key)})"
+    if len(set(key)) < MIN_SECRET_KEY_DISTINCT:
+        return (f"a random value (got {len(set(key))} distinct characters, at least "
+                f"{MIN_SECRET_KEY_DISTINCT} expected)")
+    return None
+
+
 def run_server(host: str, port: int, workers: int) -> None:
     config = Config.from_env()
-    if not is_loopback(host) and len(config.secret_key or "") < MIN_SECRET_KEY_LENGTH:
-        fail(f"refusing to serve on {host}: set ANNOTATOR_SECRET_KEY to a random value of at "
-             f"least {MIN_SECRET_KEY_LENGTH} characters first (got "
-             f"{len(config.secret_key or '')}; e.g. python -c 'import secrets; "
-             "print(secrets.token_hex(32))'); sessions on a shared network must not depend "
-             "on a guessable or local key")
+    problem = None if is_loopback(host) else secret_key_problem(config.secret_key)
+    if problem:
+        fail(f"refusing to serve on {host}: set ANNOTATOR_SECRET_KEY to a random value first: "
+             f"{problem}; e.g. python -c 'import secrets; print(secrets.token_hex(32))'; "
+             "sessions on a shared network must not depend on a guessable or local key")
     if workers > 1:
         click.echo(f"serving with gunicorn, {workers} workers of {GUNICORN_THREADS} threads, "
                    f"on http://{host}:{port}/")

@@ -10,6 +10,7 @@ and refuses anything that would resolve outside it.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 
@@ -20,6 +21,7 @@ _KEPT = re.compile(r"[\w.-]")
 _RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)),
              *(f"LPT{i}" for i in range(10))}
 MAX_COMPONENT_BYTES = 200  # below the 255-byte limit of common file systems, with room for a suffix
+_HASH_CHARS = 16  # 64 bits of SHA-256: names of one project do not collide by chance
 
 
 class UnsafePathError(ValueError):
@@ -36,9 +38,9 @@ def file_component(name: str) -> str:
     Separators, control characters, '%' and every other punctuation are percent-encoded; a
     leading or trailing dot or space is encoded too (hidden files, '..', and Windows'
     silent trailing-dot stripping); Windows reserved device names get their first letter
-    encoded. Distinct names give distinct components. Refuses the empty name and names
-    whose encoding exceeds :data:`MAX_COMPONENT_BYTES` (never truncated: truncation could
-    make two names collide).
+    encoded. Distinct names give distinct components. Refuses the empty name; a name whose
+    encoding exceeds :data:`MAX_COMPONENT_BYTES` is shortened with a hash of the whole
+    name (never plainly truncated: truncation could make two names collide).
     """
     if not isinstance(name, str) or name == "":
         raise UnsafePathError(f"empty name {name!r} cannot be a file name")
@@ -53,10 +55,24 @@ def file_component(name: str) -> str:
     if component.split(".")[0].upper() in _RESERVED:
         component = _encode_char(component[0]) + component[1:]
     if len(component.encode("utf-8")) > MAX_COMPONENT_BYTES:
-        raise UnsafePathError(f"name {name[:40]!r}... is too long for a file name "
-                              f"({len(component.encode('utf-8'))} bytes once encoded, "
-                              f"at most {MAX_COMPONENT_BYTES})")
+        component = _shortened(component, name)
     return component
+
+
+def _shortened(component: str, name: str) -> str:
+    """A component over the byte budget as its readable start, '~' and a hash of the whole
+    name: within :data:`MAX_COMPONENT_BYTES`, and still distinct from every other name's
+    component ('~' is always percent-encoded in a component that was not shortened, and
+    two long names differ in their hashes). A user name of 70 slashes is 210 bytes once
+    encoded: refusing it would make its project impossible to release."""
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH_CHARS]
+    budget = MAX_COMPONENT_BYTES - len(digest) - 1
+    start = component.encode("utf-8")[:budget].decode("utf-8", "ignore")
+    # Never end inside a %XX escape, nor on a dot (see the trailing-dot rule above).
+    cut = start.rfind("%")
+    if cut >= 0 and cut > len(start) - 3:
+        start = start[:cut]
+    return f"{start.rstrip('.')}~{digest}"
 
 
 def child_path(root: Path, *components: str, suffix: str = "") -> Path:

@@ -53,6 +53,16 @@ def loads(text: str) -> Any:
         raise StrictJSONError(f"nested too deeply (more than {MAX_DEPTH} levels)") from None
 
 
+def decode_bytes(data: bytes) -> str:
+    """Bytes as UTF-8 text, refusing invalid bytes: decoding with replacement would store
+    U+FFFD in place of what the client sent."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StrictJSONError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset "
+                              f"{exc.start})") from None
+
+
 def raw_decode(text: str, position: int) -> tuple[Any, int]:
     """``json.JSONDecoder.raw_decode`` with the strict rules (for JSON arrays of records)."""
     try:

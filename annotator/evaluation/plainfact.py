@@ -61,14 +61,15 @@ def kappas(ratings: Sequence[TypeRating], fields: Sequence[str] = FIELDS) -> dic
                 if best is None or len(shared) > len(best[2]):
                     best = (a, b, shared)
         if not best or not best[2]:
-            out[f] = {"kappa": None, "units": 0, "raters": raters,
+            # Same keys as a computed entry ("percent" too): the results page reads each.
+            out[f] = {"kappa": None, "percent": None, "units": 0, "raters": raters,
                       "explanation": "no two annotators labelled the same sentence"}
             continue
         a, b, shared = best
         try:
             k = cohen_kappa([cells[s][a] for s in shared], [cells[s][b] for s in shared])
         except (UndefinedAgreement, ZeroDivisionError) as exc:
-            out[f] = {"kappa": None, "units": len(shared), "raters": [a, b],
+            out[f] = {"kappa": None, "percent": None, "units": len(shared), "raters": [a, b],
                       "explanation": str(exc)}
             continue
         agree = sum(cells[s][a] == cells[s][b] for s in shared) / len(shared)

@@ -64,7 +64,7 @@ def export_project(session: Session, project: Project, fmt: str, out: Path) -> E
         for r in records:
             by_annotator.setdefault(r.annotator, []).append(r)
         for annotator, rows in by_annotator.items():
-            result.written.append(_dump(out / f"{annotator}.json",
+            result.written.append(_dump(child_path(out, annotator, suffix=".json"),
                                         to_min_rows(schema, documents, rows)))
     elif fmt == "infolossqa":
         from annotator.interop.infolossqa import to_infolossqa

@@ -35,6 +35,7 @@ from annotator.ingest.readers import (
     read_text,
 )
 from annotator.schemas import Schema
+from annotator.study.accounts import username_problem
 
 
 @dataclass
@@ -214,6 +215,9 @@ def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
                                     f"{seen[key]})"))
             continue
         seen[key] = line
+        name_wrong = None if record.document_only else username_problem(record.annotator)
+        if name_wrong:  # the account the work is stored under must be creatable
+            problems.append(Problem(name, line, "annotator", name_wrong))
         seconds_wrong = (None if record.seconds_spent is None  # None: the file gives no time
                          else seconds_problem(record.seconds_spent))
         if seconds_wrong:

@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from annotator.core.shown import got
 from annotator.models import ROLES, User
 from annotator.study import audit
 
@@ -26,13 +27,10 @@ def username_problem(username: str) -> str | None:
     the command line and importers (which must refuse such a name with FILE:LINE before
     anything is stored). Control characters (NUL, ESC) are refused: a name is shown in
     terminals and file names."""
-    if not username or len(username) > MAX_USERNAME_LENGTH:
-        return (f"username: 1-{MAX_USERNAME_LENGTH} characters, got {len(username)}"
-                f" ({username[:40]!r})")
-    if any(c.isspace() for c in username):
-        return f"username: no spaces, got {username!r}"
-    if not all(c.isprintable() for c in username):
-        return f"username: no control characters, got {username!r}"
+    if (not username or len(username) > MAX_USERNAME_LENGTH
+            or any(c.isspace() or not c.isprintable() for c in username)):
+        return (f"username: 1-{MAX_USERNAME_LENGTH} characters, no spaces or control "
+                f"characters" + got(username))
     return None
 
 

@@ -87,7 +87,7 @@ def body() -> dict:
     """The request's JSON object, parsed strictly: NaN/Infinity, deep nesting are a 400;
     a NUL character or lone surrogate a 422 naming the field."""
     try:
-        data = strict_json.loads(request.get_data(as_text=True))
+        data = strict_json.loads(strict_json.decode_bytes(request.get_data()))
     except strict_json.StrictJSONError as exc:
         abort(400, description=f"request body: {exc}")
     if not isinstance(data, dict):

@@ -30,7 +30,6 @@ from annotator.evaluation.export import results_csv, results_json
 from annotator.evaluation.plot import correlation_svg
 from annotator.evaluation.results import project_results
 from annotator.evaluation.tiebreak import route_disagreements
-from annotator.models import Assignment
 from annotator.study.projects import project_schema
 from annotator.web import api
 from annotator.web.access import (
@@ -55,9 +54,11 @@ def open_evaluation_page():
     if request.method != "GET" or request.endpoint not in (
             "documents.view_assignment", "adjudicate.tiebreak"):
         return None
-    assignment = db().get(Assignment, (request.view_args or {}).get("assignment_id", 0))
-    if assignment is None:
+    if load_user() is None:  # the view's own login check answers
         return None
+    # Another annotator's assignment is a 404 here too, like an unknown id: a redirect
+    # would disclose that it exists.
+    assignment = assignment_for_viewer((request.view_args or {}).get("assignment_id", 0))
     mode = project_mode(assignment.document.project)
     if mode.has_own_page and (request.endpoint == "documents.view_assignment"
                               or mode.tiebreak_on_page):
