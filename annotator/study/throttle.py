@@ -6,17 +6,24 @@ PostgreSQL re-checks the WHERE clause of a row another transaction just updated,
 parallel attempts against a user with one attempt left evaluate exactly one password.
 A successful login gives its reservation back.
 
-Two counters, because they protect against different things:
+Three counters, because they protect against different things:
 
 - per client address: after ``address_limit`` failures in ``window`` seconds the address
   is locked until the window ends (an attacker locks only herself out);
-- per user name, from any address: after ``user_limit`` failures the name is not locked
-  but slowed to one attempt every ``user_delay`` seconds, so guessing from many
-  addresses stays slow while the real user, at worst, waits a few seconds.
+- per user name *and* address: after ``user_limit`` failures the name is slowed, for that
+  address only, to one attempt every ``user_delay`` seconds. One address polling wrong
+  passwords for a colleague's name therefore slows itself, never the colleague logging in
+  from elsewhere (an earlier version slowed the name for every address, so one address
+  polling ~17 guesses/s kept the owner at 429 on every try);
+- per user name, from any address: after ``name_limit`` failures (many addresses guessing
+  together, since one address contributes at most ``address_limit``) the name is slowed
+  for everyone to one attempt every ``user_delay`` seconds: guessing stays slow and the
+  real user, at worst, waits a few seconds.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
 
@@ -32,6 +39,7 @@ class ThrottlePolicy:
     address_limit: int = 20
     user_limit: int = 5
     user_delay: float = 30.0
+    name_limit: int = 100
 
 
 def _ensure_row(connection, key: str) -> None:
@@ -50,14 +58,48 @@ def _fresh_window(connection, key: str, now: float, window: float) -> None:
         attempts=0, window_start=now, next_allowed=0.0))
 
 
+def _keys(username: str, address: str | None) -> tuple[str, str, str]:
+    """(address key, user-name-from-this-address key, user-name key). The pair key is a
+    hash: a name may contain any separator, and keys are at most 200 characters."""
+    address = address or "?"
+    pair = hashlib.sha256(f"{address}\0{username}".encode("utf-8", "surrogatepass"))
+    return f"addr:{address[:190]}", f"pair:{pair.hexdigest()}", f"user:{username[:190]}"
+
+
+def pair_key(username: str, address: str | None) -> str:
+    """The key that slows ``username`` for ``address`` only."""
+    return _keys(username, address)[1]
+
+
+def _take_slowed(connection, key: str, limit: int, delay: float, now: float) -> bool:
+    """One attempt on a slowed counter: free below ``limit``, then one per ``delay``."""
+    row = LoginThrottle
+    return bool(connection.execute(update(row).where(
+        row.key == key, (row.attempts < limit) | (row.next_allowed <= now)).values(
+        attempts=row.attempts + 1,
+        next_allowed=case((row.attempts + 1 >= limit, now + delay), else_=0.0))).rowcount)
+
+
+def _give_back(connection, key: str) -> None:
+    connection.execute(update(LoginThrottle).where(
+        LoginThrottle.key == key, LoginThrottle.attempts > 0).values(
+        attempts=LoginThrottle.attempts - 1))
+
+
+def _wait_of(connection, key: str, now: float) -> float:
+    wait = connection.scalar(LoginThrottle.__table__.select().with_only_columns(
+        LoginThrottle.next_allowed).where(LoginThrottle.key == key))
+    return max(1.0, wait - now)
+
+
 def reserve_attempt(engine: Engine, username: str, address: str | None,
                     policy: ThrottlePolicy = ThrottlePolicy(),
                     now: float | None = None) -> float | None:
     """Reserve one login attempt; None if allowed, else the seconds to wait."""
     now = time.time() if now is None else now
-    user_key, address_key = f"user:{username[:190]}", f"addr:{(address or '?')[:190]}"
+    address_key, pair, user_key = _keys(username, address)
     with engine.begin() as connection:
-        for key in (address_key, user_key):
+        for key in (address_key, pair, user_key):
             _ensure_row(connection, key)
             _fresh_window(connection, key, now, policy.window)
         row = LoginThrottle
@@ -69,32 +111,27 @@ def reserve_attempt(engine: Engine, username: str, address: str | None,
                 LoginThrottle.__table__.select().with_only_columns(row.window_start)
                 .where(row.key == address_key))
             return max(1.0, start + policy.window - now)
-        taken = connection.execute(update(row).where(
-            row.key == user_key,
-            (row.attempts < policy.user_limit) | (row.next_allowed <= now)).values(
-            attempts=row.attempts + 1,
-            next_allowed=case((row.attempts + 1 >= policy.user_limit, now + policy.user_delay),
-                              else_=0.0))).rowcount
-        if not taken:
-            # Give the address its reservation back: a slowed user name is not the
-            # address's failure.
-            connection.execute(update(row).where(row.key == address_key).values(
-                attempts=row.attempts - 1))
-            wait = connection.scalar(LoginThrottle.__table__.select().with_only_columns(
-                row.next_allowed).where(row.key == user_key))
-            return max(1.0, wait - now)
+        # A slowed name is not the address's failure: the address gets its reservation
+        # back (and the pair its own when the name is slowed for everyone).
+        if not _take_slowed(connection, pair, policy.user_limit, policy.user_delay, now):
+            _give_back(connection, address_key)
+            return _wait_of(connection, pair, now)
+        if not _take_slowed(connection, user_key, policy.name_limit, policy.user_delay, now):
+            _give_back(connection, address_key)
+            _give_back(connection, pair)
+            return _wait_of(connection, user_key, now)
     return None
 
 
 def attempt_succeeded(engine: Engine, username: str, address: str | None) -> None:
-    """A correct password: the user name starts afresh, the address gets its attempt back."""
+    """A correct password: the name starts afresh (from this address and overall), the
+    address gets its attempt back. Another address's slowed pair stays slowed."""
+    address_key, pair, user_key = _keys(username, address)
     row = LoginThrottle
     with engine.begin() as connection:
-        connection.execute(update(row).where(row.key == f"user:{username[:190]}").values(
+        connection.execute(update(row).where(row.key.in_((pair, user_key))).values(
             attempts=0, next_allowed=0.0))
-        connection.execute(update(row).where(
-            row.key == f"addr:{(address or '?')[:190]}", row.attempts > 0).values(
-            attempts=row.attempts - 1))
+        _give_back(connection, address_key)
 
 
-__all__ = ["ThrottlePolicy", "attempt_succeeded", "reserve_attempt"]
+__all__ = ["ThrottlePolicy", "attempt_succeeded", "pair_key", "reserve_attempt"]
