@@ -309,9 +309,9 @@ class SuggestionAction(Base):
 
 class LoginThrottle(Base):
     """Login attempts of one user name (``user:<name>``), one client address
-    (``addr:<ip>``) or one name from one address (``pair:<hash>``) in the current window; updated with single atomic UPDATEs so that
-    parallel attempts cannot overshoot the limit (see :mod:`annotator.study.throttle`).
-    Times are POSIX seconds."""
+    (``addr:<ip>``) or one name from one address (``pair:<hash>``) in the current window;
+    updated with single atomic UPDATEs so that parallel attempts cannot overshoot the limit
+    (see :mod:`annotator.study.throttle`). Times are POSIX seconds."""
 
     __tablename__ = "login_throttle"
 

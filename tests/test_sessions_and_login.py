@@ -17,7 +17,6 @@ from annotator.study.accounts import deactivate, set_password
 from annotator.study.throttle import ThrottlePolicy, pair_key
 from tests.conftest import PASSWORD, csrf_token, login
 
-
 # ana's name overall and from the tests' address (the Flask test client and the live
 # server both see 127.0.0.1).
 ANA_KEYS = ("user:ana", pair_key("ana", "127.0.0.1"))
