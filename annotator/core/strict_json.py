@@ -76,7 +76,7 @@ def seconds_problem(value: Any) -> str | None:
     or None. One rule for the timer API and every importer."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
             math.isfinite(value) and 0 <= value <= MAX_SECONDS):
-        return f"time spent must be a number of seconds from 0 to {MAX_SECONDS}"
+        return f"time spent must be a non-negative number of seconds, at most {MAX_SECONDS}"
     return None
 
 
