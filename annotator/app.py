@@ -65,8 +65,11 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
         formatting,
         manage,
         project_settings,
+        validation,
     )
 
+    # A NUL in a form or query value is refused before anything (login included) reads it.
+    app.before_request(validation.refuse_nul_characters)
     app.register_blueprint(auth.bp)  # first: its login check runs before any other hook
     app.register_blueprint(api.bp)
     app.register_blueprint(documents.bp)

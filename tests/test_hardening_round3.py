@@ -108,7 +108,8 @@ CLIMBING = "../../../outside/y"
 
 
 @pytest.mark.parametrize("fmt", ["thresh", "labelstudio-min"])
-@pytest.mark.parametrize("name", [CLIMBING, "/tmp/absolute-y", "a/b", "/" * 70, "é" * 127,
+@pytest.mark.parametrize("name", [CLIMBING, "/tmp/absolute-y", "a/b", "/" * 70, "é" * 80,
+                                  "\U0001F600" * 64,
                                   "x" * 80])
 def test_every_per_annotator_writer_stays_in_its_folder(database, adjudicated, tmp_path,
                                                         fmt, name):
@@ -285,9 +286,9 @@ def test_web_user_creation_refuses_control_characters(client, database, users, n
     login(client, "root")
     page = _post(client, "/users/", username=name, password="long-enough-pw",
                  role="annotator")
-    assert page.status_code == 302
-    with database.session() as session:
-        assert session.scalar(select(User).where(User.username == name)) is None
+    assert page.status_code == (422 if "\x00" in name else 302)  # NUL: refused at the door
+    with database.session() as session:  # (PostgreSQL cannot even compare a NUL: count)
+        assert session.query(User).count() == len(users)
 
 
 def test_invalid_utf8_in_an_api_body_is_refused_not_replaced(ana, study, database):
@@ -327,3 +328,21 @@ def test_membership_in_no_project_still_lets_a_lead_add_a_new_annotator(client, 
     assert _post(client, f"/users/{fresh}/projects",
                  project_id=str(study["project_id"])).status_code == 302
     assert _post(client, f"/users/{fresh}/password", password="new-pw-1234").status_code == 302
+
+
+def test_a_nul_in_any_form_or_query_value_is_a_422_before_any_query(client, database, study):
+    """PostgreSQL refuses NUL in a text parameter: the login name and a bulk action's user
+    name reached a query and answered 500 there."""
+    token = csrf_token(client)
+    response = client.post("/login", data={"username": "a\x00b", "password": "x",
+                                            "csrf_token": token})
+    assert response.status_code == 422 and "NUL" in response.get_data(as_text=True)
+    login(client, "lee")
+    pid = study["project_id"]
+    token = csrf_token(client, f"/projects/{pid}/documents")
+    for action in ("assign", "reassign", "reopen"):
+        response = client.post(f"/projects/{pid}/documents/bulk", data={
+            "csrf_token": token, "action": action, "doc": [1], "to": "x\x00", "from": "y"})
+        assert response.status_code == 422 and "field &#39;to&#39;" in response.get_data(
+            as_text=True)
+    assert client.get(f"/projects/{pid}/documents?q=%00").status_code == 422
