@@ -346,3 +346,31 @@ def test_a_nul_in_any_form_or_query_value_is_a_422_before_any_query(client, data
         assert response.status_code == 422 and "field &#39;to&#39;" in response.get_data(
             as_text=True)
     assert client.get(f"/projects/{pid}/documents?q=%00").status_code == 422
+
+
+def test_an_import_adding_to_frozen_work_is_refused_with_file_line(database, adjudicated):
+    """q2 is adjudicated: cy's assignment there holds no edits yet, so the check for
+    existing annotations lets the record through, but adjudication has started there."""
+    from annotator.ingest.readers import IngestError
+
+    with database.session() as session:
+        cy = create_user(session, "cy", PASSWORD, "annotator")
+        session.add(Assignment(document_id=adjudicated["docs"]["q2"], user_id=cy.id))
+        session.flush()
+        project = session.get(Project, adjudicated["project_id"])
+        with pytest.raises(IngestError) as refused:
+            store_annotations(session, project, [AnnotationRecord(
+                document_id="q2", annotator="cy", line=4)], "more.jsonl", fmt="jsonl")
+        assert "more.jsonl:4" in str(refused.value) and "frozen" in str(refused.value)
+
+
+@pytest.mark.parametrize("schema", ["plainfact", "plaba", "qa-quality", "qa-recall"])
+def test_a_fresh_evaluation_project_answers_its_results_pages(client, database, users, schema):
+    with database.session() as session:
+        pid = create_project(session, f"fresh-{schema}", schema,
+                             leads=[session.get(User, users["lee"])]).id
+    login(client, "lee")
+    for path in ("", ".json", ".csv"):
+        status = client.get(f"/eval/projects/{pid}/results{path}").status_code
+        assert status in (200, 404), (path, status)  # 404: the mode has no such export
+    assert client.get(f"/eval/projects/{pid}/results").status_code == 200

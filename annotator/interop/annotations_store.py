@@ -60,6 +60,8 @@ def store_annotations(session: Session, project: Project, records: list[Annotati
         problems.append(Problem(file_name, None, None, "the file holds no annotations"))
     if not replace:
         problems += _already_annotated(session, project, records, documents, file_name)
+        if not problems:
+            problems += _frozen(session, records, documents, file_name)
     if problems:
         raise IngestError(sorted(problems, key=lambda p: p.line or 0))
 
@@ -167,6 +169,22 @@ def _user(session: Session, project: Project, username: str, report: ImportRepor
     if user.role == "annotator":
         add_member(session, project, user, "annotator")
     return user
+
+
+def _frozen(session, records, documents, file_name) -> list[Problem]:
+    """Records that would add to an annotator's stored assignment on a document a lead has
+    started adjudicating (an assignment without edits yet, which the check for existing
+    annotations lets through): refused, the work is frozen."""
+    problems = []
+    for r in records:
+        user = session.scalar(select(User).where(User.username == r.annotator))
+        if (r.document_id in documents and user is not None
+                and _frozen_work(session, documents[r.document_id], user)):
+            problems.append(Problem(r.file or file_name, r.line, "id", f"{r.annotator!r} on "
+                                    f"document {r.document_id!r}: adjudication has started "
+                                    "there, so the annotators' work is frozen; nothing was "
+                                    "imported"))
+    return problems
 
 
 def _frozen_work(session: Session, document: Document, user: User) -> bool:
