@@ -194,6 +194,13 @@ BAD_QUERIES = ["?page=" + "9" * 5000, "?page=-1", "?sort=%00", "?q=%ff%fe", "?st
                "?per_page=1e308", "?annotator=" + "a" * 5000, "?since=not-a-date"]
 
 
+FORM_KEYS = ["username", "password", "email", "role", "project_id", "active", "action", "doc",
+             "to", "from", "query", "version", "notes", "enabled", "every", "reset", "item",
+             "field", "value", "rationale", "kind", "per_annotator", "seed", "bootstrap"]
+BAD_FORM_VALUES = ["9" * 5000, "-1", "1e308", "nan", "", " ", "<script>x</script>",
+                   "a" * 100_000, "../../etc/passwd", "\u202e", "0x10", "[]"]
+
+
 def test_bad_input_on_every_route_is_a_4xx_never_a_500(app, world):
     trial = world["projects"]["trial"]
     owner = {"api.": "ana", "evaluation.payload": "ana", "evaluation.status": "ana",
@@ -212,6 +219,13 @@ def test_bad_input_on_every_route_is_a_4xx_never_a_500(app, world):
                         assert status < 500, f"{viewer} GET {path}{query}: {status}"
                         sent += 1
                     continue
+                for value in BAD_FORM_VALUES:
+                    form = {key: value for key in FORM_KEYS}
+                    if rule.endpoint.startswith("manage."):
+                        form["active"] = "1"  # not a deactivation of the walk's people
+                    response = _send(world, viewer, method, path, data=form)
+                    assert response.status_code < 500, f"{viewer} {method} {path} {value[:20]}"
+                    sent += 1
                 for body in BAD_BODIES:
                     response = _send(world, viewer, method, path, data=body,
                                      content_type="application/json")
