@@ -374,3 +374,20 @@ def test_a_fresh_evaluation_project_answers_its_results_pages(client, database, 
         status = client.get(f"/eval/projects/{pid}/results{path}").status_code
         assert status in (200, 404), (path, status)  # 404: the mode has no such export
     assert client.get(f"/eval/projects/{pid}/results").status_code == 200
+
+
+def test_the_web_release_of_a_project_with_a_long_name_is_cut(client, database, adjudicated,
+                                                              app, tmp_path):
+    with database.session() as session:
+        session.execute(update(User).where(User.username == "ben").values(username="/" * 70))
+    login(client, "lee")
+    pid = adjudicated["project_id"]
+    token = csrf_token(client, f"/projects/{pid}/releases")
+    response = client.post(f"/projects/{pid}/releases", data={"csrf_token": token,
+                                                              "version": "v1"})
+    assert response.status_code in (200, 302)
+    page = client.get(f"/projects/{pid}/releases").get_data(as_text=True)
+    assert "v1" in page
+    exports = app.config["ANNOTATOR"].exports_path
+    raw = sorted(p.name for p in (exports / "qa" / "v1" / "annotations").iterdir())
+    assert len(raw) == 2 and any("~" in name for name in raw)
