@@ -391,3 +391,14 @@ def test_the_web_release_of_a_project_with_a_long_name_is_cut(client, database, 
     exports = app.config["ANNOTATOR"].exports_path
     raw = sorted(p.name for p in (exports / "qa" / "v1" / "annotations").iterdir())
     assert len(raw) == 2 and any("~" in name for name in raw)
+
+
+@pytest.mark.parametrize("seed", ["-1", "9" * 30])
+def test_a_seed_out_of_range_is_refused_not_stored(env, database, adjudicated, seed):
+    result = CliRunner().invoke(main, ["agreement", "qa", "--seed", seed, "--bootstrap", "10",
+                                       "--save-settings"])
+    assert result.exit_code == 2 and "--seed" in result.output and "Traceback" not in (
+        result.output)
+    with database.session() as session:
+        assert "agreement" not in (session.get(Project, adjudicated["project_id"]).settings
+                                   or {})

@@ -7,7 +7,12 @@ from contextlib import contextmanager
 import click
 
 from annotator.config import Config
+from annotator.core.strict_json import MAX_INTEGER
 from annotator.db import Database
+
+# A random seed: numpy's generators refuse a negative one (a traceback, and a stored
+# negative seed would break every later release of the project).
+SEED = click.IntRange(0, MAX_INTEGER)
 
 
 def open_database(upgrade: bool = True) -> Database:

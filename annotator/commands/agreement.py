@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from annotator.commands import open_database, project_or_exit
+from annotator.commands import SEED, open_database, project_or_exit
 
 
 def project_report(session, project, *, bootstrap: int, seed: int, first_span_only: bool,
@@ -50,7 +50,7 @@ def _prehighlights_as_annotator(session, project, data) -> dict:
 @click.option("--bootstrap", default=None, type=click.IntRange(0, 100_000),
               help="Bootstrap resamples of documents for 95% confidence intervals (0: none; "
                    "default: the project's setting, 1000 unless saved otherwise).")
-@click.option("--seed", default=None, type=int,
+@click.option("--seed", default=None, type=SEED,
               help="Seed of the bootstrap (default: the project's setting, 0).")
 @click.option("--save-settings", is_flag=True,
               help="Store --bootstrap and --seed as the project's own: releases cut on the "

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from annotator.commands import fail, open_database
+from annotator.commands import SEED, fail, open_database
 from annotator.study.projects import ProjectError, get_project
 
 
@@ -69,7 +69,7 @@ def import_refs(project_name, gold, name):
 @eval_group.command("sample")
 @click.argument("project_name", metavar="PROJECT")
 @click.option("--per-model", "per_model", type=click.IntRange(1), required=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 def sample(project_name, per_model, seed):
     """Stratified sample of N valid QA pairs per model (section shares kept)."""
     from annotator.evaluation.store import draw_sample
@@ -118,7 +118,7 @@ def mine_recall(project_name, threshold, hashing):
 @click.argument("project_name", metavar="PROJECT")
 @click.option("--bins", type=click.IntRange(1), default=5, show_default=True)
 @click.option("--per-bin", "per_bin", type=click.IntRange(1), default=4, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 def calibrate(project_name, bins, per_bin, seed):
     """Print a calibration sample of pairs spread evenly over similarity bins (JSON lines);
     mark them as candidates so raters compare them."""
