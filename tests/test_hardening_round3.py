@@ -9,6 +9,8 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import select, update
 
 from annotator.cli import main
@@ -402,3 +404,15 @@ def test_a_seed_out_of_range_is_refused_not_stored(env, database, adjudicated, s
     with database.session() as session:
         assert "agreement" not in (session.get(Project, adjudicated["project_id"]).settings
                                    or {})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(min_size=1, max_size=300), st.text(min_size=1, max_size=300))
+def test_every_name_fits_the_budget_and_distinct_names_stay_distinct(a, b):
+    from annotator.core.safe_paths import file_component
+
+    for name in (a, b):
+        assert 0 < len(file_component(name).encode("utf-8")) <= MAX_COMPONENT_BYTES
+        assert "/" not in file_component(name) and file_component(name) not in (".", "..")
+    if a != b:
+        assert file_component(a) != file_component(b)
