@@ -15,13 +15,21 @@ from annotator.interop.importing import ANNOTATION_FORMATS
 
 @click.command("import")
 @click.argument("project_name", metavar="PROJECT")
-@click.argument("file", type=click.Path(path_type=Path))
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path),
+                metavar="FILE_OR_FOLDER...")
 @click.option("--format", "fmt", type=click.Choice(FORMATS + ANNOTATION_FORMATS),
               help="Input format; by default taken from the file name ending (documents).")
 @click.option("--update", is_flag=True,
-              help="Replace documents whose ids exist already, if nobody annotated them yet.")
+              help="Documents: replace documents whose ids exist already, if nobody "
+              "annotated them yet. Annotations: an annotator's later annotation of an item "
+              "(a later file, or the project's earlier import) replaces the earlier one; "
+              "audited and counted (refused for adjudicated items until reopened).")
 @click.option("--annotator", help="Whose annotations these are, when the file does not say "
               "(Thresh files, InfoLossQA predictions: the system name).")
+@click.option("--annotator-from-filename", "name_pattern", metavar="PATTERN",
+              help="Annotations: take the annotator from each file's name where the format "
+              "does not say, e.g. 'batch*-{annotator}.json' or 'annotations-{annotator}/*.json'"
+              " (* any characters; matched against as many trailing path parts as it has).")
 @click.option("--map", "mappings", multiple=True, metavar="CATEGORY=TYPE",
               help="Thresh: read this category as this edit type of the schema (repeatable).")
 @click.option("--ignore", "ignore", multiple=True, metavar="FIELD",
@@ -43,8 +51,8 @@ from annotator.interop.importing import ANNOTATION_FORMATS
 @click.option("--annotator-map", "annotator_map", type=click.Path(path_type=Path,
               dir_okay=False), help="Label Studio: a file naming each user id, as a JSON "
               "object {\"3\": \"kathryn\"} or ID=NAME lines.")
-def import_command(project_name, file, fmt, update, annotator, mappings, ignore, clip_spans,
-                   accept_incomplete, all_errors, item_key, annotator_map):
+def import_command(project_name, files, fmt, update, annotator, name_pattern, mappings,
+                   ignore, clip_spans, accept_incomplete, all_errors, item_key, annotator_map):
     """Import original/simplified pairs, or annotations made elsewhere, into PROJECT.
 
     \b
@@ -63,6 +71,14 @@ def import_command(project_name, file, fmt, update, annotator, mappings, ignore,
       --format infolossqa         a folder with documents.json + questions.json
       --format annotations-jsonl  this tool's own export (annotator export --format jsonl)
       --format annotations-csv    this tool's own CSV export
+    Several files or folders (a folder: its files in name order) are ONE import, all or
+    nothing; --annotator-from-filename 'batch*-{annotator}.json' names the annotator
+    where the format does not. An item re-rated by the same annotator (in a later file, or
+    after an earlier import) is refused unless --update keeps the later rating:
+      annotator import acc ratings/ --format labelstudio-min --item-key edit_id \
+          --annotator-from-filename 'batch*-{annotator}.json' --update
+    A record that names its item (id, --item-key) is that item; only a record without an
+    id (Thresh) joins a document with the same two texts.
     Each annotator gets a completed assignment with their edits, spans, fields, ratings
     and time. People who have no account yet get one that cannot log in (inactive, no
     known password); the command lists them.
@@ -76,17 +92,24 @@ def import_command(project_name, file, fmt, update, annotator, mappings, ignore,
     listed as FILE:LINE: field 'NAME': what is wrong (got VALUE); --all-errors lists every
     one.
     """
-    if not file.exists():
-        fail(f"{file}: no such file or folder")
+    for file in files:
+        if not file.exists():
+            fail(f"{file}: no such file or folder")
     if fmt in ANNOTATION_FORMATS:
         from annotator.interop.records import ImportOptions
 
         options = ImportOptions(ignore=tuple(ignore), clip_spans=clip_spans,
                                 accept_incomplete=accept_incomplete)
         keys = tuple(k.strip() for k in (item_key or "").split(",") if k.strip())
-        _import_annotations(project_name, file, fmt, annotator, mappings, options, all_errors,
-                            keys, read_annotator_map(annotator_map) if annotator_map else None)
+        _import_annotations(project_name, list(files), fmt, annotator, mappings, options,
+                            all_errors, keys,
+                            read_annotator_map(annotator_map) if annotator_map else None,
+                            update=update, name_pattern=name_pattern)
         return
+    if len(files) > 1 or name_pattern:
+        fail("documents come from one file; several files and --annotator-from-filename "
+             "are for annotation formats (--format thresh, labelstudio, ...)")
+    file = files[0]
     if file.is_dir():
         fail(f"{file} is a folder; documents come from one file (folders are for "
              "--format thresh or infolossqa)")
@@ -139,9 +162,10 @@ def problem_list(exc: IngestError, all_errors: bool) -> str:
     return "\n".join(lines)
 
 
-def _import_annotations(project_name, file, fmt, annotator, mappings, options, all_errors,
-                        item_key=(), annotator_map=None):
-    from annotator.interop.importing import import_annotations
+def _import_annotations(project_name, paths, fmt, annotator, mappings, options, all_errors,
+                        item_key=(), annotator_map=None, update=False, name_pattern=None):
+    from annotator.interop.batches import annotation_files
+    from annotator.interop.importing import import_annotation_files
 
     category_map = {}
     for item in mappings:
@@ -149,18 +173,32 @@ def _import_annotations(project_name, file, fmt, annotator, mappings, options, a
         if not category or not edit_type:
             fail(f"--map {item!r}: expected CATEGORY=TYPE")
         category_map[category.strip()] = edit_type.strip()
+    if annotator and name_pattern:
+        fail("--annotator and --annotator-from-filename: give one of them")
+    try:
+        files, problems = annotation_files(paths, fmt, annotator, name_pattern)
+    except ValueError as exc:
+        fail(str(exc))
+    if problems:
+        fail(f"nothing was imported.\n{problem_list(IngestError(problems), all_errors)}",
+             code=2)
     database = open_database()
     try:
         with database.session() as session:
             project = project_or_exit(session, project_name)
-            report = import_annotations(session, project, file, fmt, annotator=annotator,
-                                        category_map=category_map, options=options,
-                                        item_key=item_key, annotator_map=annotator_map)
+            report = import_annotation_files(session, project, files, fmt,
+                                             category_map=category_map, options=options,
+                                             item_key=item_key, annotator_map=annotator_map,
+                                             update=update)
     except IngestError as exc:
         fail(f"nothing was imported.\n{problem_list(exc, all_errors)}", code=2)
     click.echo(f"imported {report.records} annotator-document records ({report.edits} edits, "
                f"{report.ratings} ratings) into {project_name}; "
-               f"{report.documents_created} documents created")
+               f"{report.documents_created} documents created"
+               + (f" from {len(files)} files" if len(files) > 1 else "")
+               + (f"; replaced {len(report.replaced)}" if update else ""))
+    for line in report.replaced:
+        click.echo(f"  replaced: {line}")
     if report.users_created:
         click.echo("created users who cannot log in yet (inactive, no known password): "
                    + ", ".join(report.users_created))

@@ -27,6 +27,7 @@ from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.ingest.readers import DocumentRecord, IngestError, Problem
 from annotator.ingest.store import store_documents
 from annotator.interop.records import (
+    UPDATE_HINT,
     AnnotationRecord,
     EditIn,
     ImportOptions,
@@ -34,8 +35,19 @@ from annotator.interop.records import (
     RatingIn,
     SpanIn,
     check_records,
+    keep_later,
+    where,
 )
-from annotator.models import Assignment, Document, Edit, Project, Rating, Span, User
+from annotator.models import (
+    AdjudicationState,
+    Assignment,
+    Document,
+    Edit,
+    Project,
+    Rating,
+    Span,
+    User,
+)
 from annotator.study import audit
 from annotator.study.accounts import create_user
 from annotator.study.projects import add_member, project_schema
@@ -45,9 +57,16 @@ def store_annotations(session: Session, project: Project, records: list[Annotati
                       file_name: str, *, fmt: str, report: ImportReport | None = None,
                       user_id: int | None = None,
                       options: ImportOptions | None = None,
-                      replace: bool = False) -> ImportReport:
+                      replace: bool = False, update: bool = False) -> ImportReport:
     """``replace``: an annotator's earlier work on a document is replaced by the file's (a
-    pull that follows ongoing work in another tool) instead of refused."""
+    pull that follows ongoing work in another tool) instead of refused.
+
+    ``update`` (``annotator import --update``): the same for a study imported batch by batch
+    whose later batches re-rate items, as the study's analysis keeps the later rating: of two
+    records by one annotator on one item the later is kept, an earlier annotation in the
+    project is replaced, each replacement is audited (``annotations.replaced``, with the
+    replaced edits and ratings) and counted in ``report.replaced``; an item whose
+    adjudication is complete is refused until the adjudication is reopened."""
     report = report or ImportReport()
     options = options or ImportOptions()
     schema = project_schema(project)
@@ -55,15 +74,21 @@ def store_annotations(session: Session, project: Project, records: list[Annotati
         select(Document).where(Document.project_id == project.id))}
     texts = {k: (d.source, d.target) for k, d in documents.items()}
     _match_by_texts(records, texts)
+    if update:
+        records = keep_later(records, report)
     problems = check_records(records, schema, file_name, texts, options, report)
     if not records and not problems:
         problems.append(Problem(file_name, None, None, "the file holds no annotations"))
+    earlier: dict[int, Assignment] = {}
     if not replace:
-        problems += _already_annotated(session, project, records, documents, file_name)
-        if not problems:
-            problems += _frozen(session, records, documents, file_name)
+        found, earlier = _already_annotated(session, project, records, documents, file_name,
+                                            update)
+        problems += found
+        if not problems:  # work to be replaced (--update) was checked just above
+            problems += _frozen(session, [r for r in records if id(r) not in earlier],
+                                documents, file_name)
     if problems:
-        raise IngestError(sorted(problems, key=lambda p: p.line or 0))
+        raise IngestError(sorted(problems, key=lambda p: (p.file or "", p.line or 0)))
 
     new_documents, queued = [], set()
     for r in records:
@@ -92,8 +117,10 @@ def store_annotations(session: Session, project: Project, records: list[Annotati
                                 f"{r.document_id}: kept as stored, not replaced: adjudication "
                                 "has started on this document (gold points at this work)")
             continue
+        if id(r) in earlier:
+            _audit_replaced(session, project, earlier[id(r)], r, file_name, user_id, report)
         assignment = _store_one(session, documents[r.document_id], users[r.annotator], r,
-                                replace)
+                                replace or id(r) in earlier)
         report.records += 1
         report.edits += _count(r.edits)
         report.ratings += len(r.ratings)
@@ -105,7 +132,7 @@ def store_annotations(session: Session, project: Project, records: list[Annotati
                  records=report.records, edits=report.edits, ratings=report.ratings,
                  users_created=report.users_created, notes=report.notes,
                  invalid=report.invalid, ignored=report.ignored, clipped=report.clipped,
-                 incomplete=report.incomplete)
+                 incomplete=report.incomplete, replaced=len(report.replaced))
     return report
 
 
@@ -114,11 +141,12 @@ def _count(edits: list[EditIn]) -> int:
 
 
 def _match_by_texts(records: list[AnnotationRecord], texts: dict[str, tuple[str, str]]):
-    """A record keyed by its texts (no id in the file) joins the project's document with the
-    same two texts, whatever that document's id."""
+    """A record keyed by its texts (the file gives no id) joins the project's document with
+    the same two texts, whatever that document's id. A record that names its item keeps its
+    id: two items with the same texts are two documents."""
     by_texts = {pair: doc_id for doc_id, pair in texts.items()}
     for r in records:
-        if r.document_id not in texts and r.source is not None:
+        if r.keyed_by_texts and r.document_id not in texts and r.source is not None:
             r.document_id = by_texts.get((r.source, r.target), r.document_id)
 
 
@@ -143,19 +171,49 @@ def _settle_status(assignment: Assignment, r: AnnotationRecord, schema, options,
                              f"progress{hint}: {what}")
 
 
-def _already_annotated(session, project, records, documents, file_name) -> list[Problem]:
-    problems = []
+def _already_annotated(session, project, records, documents, file_name, update=False
+                       ) -> tuple[list[Problem], dict[int, Assignment]]:
+    """Problems for annotators who already have work on a record's document, and (with
+    ``update``) that work by ``id(record)``, to be replaced; an adjudicated document's work
+    is refused even then."""
+    problems, earlier = [], {}
     for r in records:
         doc = documents.get(r.document_id)
-        if doc is None:
+        if doc is None or r.document_only:
             continue
         assignment = session.scalar(select(Assignment).join(User).where(
             Assignment.document_id == doc.id, User.username == r.annotator))
-        if assignment is not None and (assignment.edits or assignment.ratings):
-            problems.append(Problem(file_name, r.line, "id", f"{r.annotator!r} already has "
+        if assignment is None or not (assignment.edits or assignment.ratings):
+            continue
+        state = session.scalar(select(AdjudicationState).where(
+            AdjudicationState.document_id == doc.id))
+        name = r.file or file_name
+        if not update:
+            problems.append(Problem(name, r.line, "id", f"{r.annotator!r} already has "
                                     f"annotations on document {r.document_id!r} in project "
-                                    f"{project.name!r}; nothing was imported"))
-    return problems
+                                    f"{project.name!r}; {UPDATE_HINT}"))
+        elif state is not None and state.status == "complete":
+            problems.append(Problem(name, r.line, "id", f"document {r.document_id!r} is "
+                                    f"adjudicated; --update does not replace "
+                                    f"{r.annotator!r}'s annotation under a gold record: "
+                                    "reopen the adjudication first"))
+        else:
+            earlier[id(r)] = assignment
+    return problems, earlier
+
+
+def _audit_replaced(session, project, assignment: Assignment, r: AnnotationRecord,
+                    file_name: str, user_id: int | None, report: ImportReport) -> None:
+    """The replaced annotation goes into the audit trail whole, so it can be traced back."""
+    report.replaced.append(f"{where(r, file_name)}: {r.annotator} on {r.document_id} "
+                           "replaces the project's earlier annotation")
+    audit.record(session, "annotations.replaced", user_id=user_id, project_id=project.id,
+                 object_type="assignment", object_id=assignment.id,
+                 file=r.file or file_name, line=r.line, document=r.document_id,
+                 annotator=r.annotator, status=assignment.status,
+                 seconds_spent=assignment.seconds_spent,
+                 edits=[edit_to_dict(e) for e in assignment.edits],
+                 ratings=[rating_to_dict(g) for g in assignment.ratings])
 
 
 def _user(session: Session, project: Project, username: str, report: ImportReport) -> User:

@@ -13,8 +13,9 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from annotator.ingest.readers import IngestError
 from annotator.interop.annotations_store import store_annotations
-from annotator.interop.records import ImportOptions, ImportReport
+from annotator.interop.records import AnnotationRecord, ImportOptions, ImportReport
 from annotator.models import Document, Project, User
 from annotator.study.projects import project_schema
 
@@ -27,21 +28,61 @@ def import_annotations(session: Session, project: Project, path: Path, fmt: str,
                        user_id: int | None = None,
                        options: ImportOptions | None = None, item_key: tuple[str, ...] = (),
                        annotator_map: dict[str, str] | None = None,
-                       replace: bool = False) -> ImportReport:
+                       replace: bool = False, update: bool = False) -> ImportReport:
     """Read ``path`` in ``fmt`` and store it; raises IngestError and writes nothing on any
     problem. The caller commits. ``item_key`` and ``annotator_map``: Label Studio (see
-    :mod:`annotator.interop.labelstudio`); ``replace``: see ``store_annotations``."""
-    schema = project_schema(project)
-    settings = dict(project.settings or {})
+    :mod:`annotator.interop.labelstudio`); ``replace`` and ``update``: see
+    ``store_annotations``."""
+    return import_annotation_files(session, project, [(path, annotator)], fmt,
+                                   category_map=category_map, user_id=user_id,
+                                   options=options, item_key=item_key,
+                                   annotator_map=annotator_map, replace=replace,
+                                   update=update)
+
+
+def import_annotation_files(session: Session, project: Project,
+                            files: list[tuple[Path, str | None]], fmt: str, *,
+                            category_map: dict[str, str] | None = None,
+                            user_id: int | None = None, options: ImportOptions | None = None,
+                            item_key: tuple[str, ...] = (),
+                            annotator_map: dict[str, str] | None = None,
+                            replace: bool = False, update: bool = False) -> ImportReport:
+    """Several files (a study's batches, in the order given), each with the annotator to
+    use where the format does not say, as ONE import: every file is read and every record
+    checked before anything is written, so a problem in the last batch leaves the project
+    as it was. With ``update`` a later file's re-rating of an item replaces the earlier."""
     report = ImportReport()
     options = options or ImportOptions()
+    records, problems = [], []
+    for path, annotator in files:
+        try:
+            read = _read(session, project, path, fmt, annotator, category_map, options,
+                         item_key, annotator_map, report)
+        except IngestError as exc:
+            problems += exc.problems
+            continue
+        for r in read:  # problems and replacements name the batch a record came from
+            r.file = r.file or str(path)
+        records += read
+    if problems:
+        raise IngestError(problems)
+    name = ", ".join(str(path) for path, _ in files)
+    return store_annotations(session, project, records, name, fmt=fmt, report=report,
+                             user_id=user_id, options=options, replace=replace,
+                             update=update)
+
+
+def _read(session, project, path, fmt, annotator, category_map, options, item_key,
+          annotator_map, report) -> list[AnnotationRecord]:
+    schema = project_schema(project)
+    settings = dict(project.settings or {})
     if fmt == "thresh":
         from annotator.interop.thresh import read_thresh
 
-        records = read_thresh(path, schema, annotator=annotator, settings=settings,
-                              overrides=category_map, notes=report.notes, options=options,
-                              ignored=report.ignored)
-    elif fmt in ("labelstudio", "labelstudio-min"):
+        return read_thresh(path, schema, annotator=annotator, settings=settings,
+                           overrides=category_map, notes=report.notes, options=options,
+                           ignored=report.ignored)
+    if fmt in ("labelstudio", "labelstudio-min"):
         from annotator.interop.labelstudio import read_labelstudio
 
         records = read_labelstudio(path, schema, minimal=fmt == "labelstudio-min",
@@ -53,25 +94,25 @@ def import_annotations(session: Session, project: Project, path: Path, fmt: str,
             User.email.is_not(None))).all())
         for r in records:
             r.annotator = by_email.get(r.annotator, r.annotator)
-    elif fmt == "infolossqa":
+        return records
+    if fmt == "infolossqa":
         from annotator.interop.infolossqa import read_infolossqa
 
         known = {d.external_id: (d.source, d.target) for d in session.scalars(
             select(Document).where(Document.project_id == project.id))}
-        records, report.invalid = read_infolossqa(path, schema, known, annotator=annotator,
-                                                  options=options, ignored=report.ignored)
-        for item in report.invalid:
+        records, invalid = read_infolossqa(path, schema, known, annotator=annotator,
+                                           options=options, ignored=report.ignored)
+        report.invalid += invalid
+        for item in invalid:
             report.notes.append(f"{item['file']}:{item['line']}: field '{item['field']}': "
                                 f"invalid QA pair, not stored: {item['reason']}")
-    elif fmt == "annotations-jsonl":
+        return records
+    if fmt == "annotations-jsonl":
         from annotator.interop.tabular import read_jsonl
 
-        records = read_jsonl(path, annotator, options=options, ignored=report.ignored)
-    elif fmt == "annotations-csv":
+        return read_jsonl(path, annotator, options=options, ignored=report.ignored)
+    if fmt == "annotations-csv":
         from annotator.interop.tabular import read_csv
 
-        records = read_csv(path, schema, annotator, options=options, ignored=report.ignored)
-    else:
-        raise ValueError(f"unknown annotation format {fmt!r}")
-    return store_annotations(session, project, records, str(path), fmt=fmt, report=report,
-                             user_id=user_id, options=options, replace=replace)
+        return read_csv(path, schema, annotator, options=options, ignored=report.ignored)
+    raise ValueError(f"unknown annotation format {fmt!r}")

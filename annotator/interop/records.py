@@ -88,6 +88,11 @@ class AnnotationRecord:
     # A task of the file nobody worked on (a snapshot taken mid-study): only its document
     # is imported.
     document_only: bool = False
+    # The file gives no id, so ``document_id`` was made from the texts (a Thresh record
+    # without ``id``): only such a record may join a project document by its texts. A
+    # record that names its item is that item, whatever its texts (two items of a rating
+    # study often share one abstract).
+    keyed_by_texts: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,36 @@ class ImportReport:
     ignored: dict[str, int] = field(default_factory=dict)  # --ignore path -> values dropped
     clipped: list[str] = field(default_factory=list)  # one line per clipped span
     incomplete: list[str] = field(default_factory=list)  # values missing: in progress
+    # --update: one line per earlier annotation replaced by a later one (of the project, or
+    # of an earlier file of the same import).
+    replaced: list[str] = field(default_factory=list)
+
+
+UPDATE_HINT = "--update replaces an annotator's earlier annotation of an item with the later one"
+
+
+def where(record: AnnotationRecord, file_name: str = "") -> str:
+    """``FILE:LINE`` of a record (the file it came from when an import reads several)."""
+    return f"{record.file or file_name}:{record.line}"
+
+
+def keep_later(records: list[AnnotationRecord], report: ImportReport) -> list[AnnotationRecord]:
+    """``--update`` within one import: of two records by one annotator on one item, the later
+    one (files in the order given, records in file order) is kept, as a study's own analysis
+    keeps the re-rating; each dropped one is listed in ``report.replaced``."""
+    last: dict[tuple[str, str], AnnotationRecord] = {}
+    for r in records:
+        if not r.document_only:
+            last[(r.document_id, r.annotator)] = r
+    kept = []
+    for r in records:
+        later = None if r.document_only else last[(r.document_id, r.annotator)]
+        if later is not None and later is not r:
+            report.replaced.append(f"{where(later)}: {r.annotator} on {r.document_id} "
+                                   f"replaces {where(r)}")
+            continue
+        kept.append(r)
+    return kept
 
 
 def drop_ignored(row: Any, paths: tuple[str, ...], counts: dict[str, int]) -> Any:
@@ -204,17 +239,20 @@ def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
     options = options or ImportOptions()
     report = report if report is not None else ImportReport()
     problems: list[Problem] = []
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str], AnnotationRecord] = {}
     file_name = name
     for record in records:
         line, name = record.line, record.file or file_name
         key = (record.document_id, record.annotator)
         if key in seen and not record.document_only:
+            first = seen[key]
+            at = (f"line {first.line}" if (first.file or file_name) == name
+                  else where(first, file_name))
             problems.append(Problem(name, line, "id", f"document {record.document_id!r} by "
-                                    f"{record.annotator!r} appears twice (first on line "
-                                    f"{seen[key]})"))
+                                    f"{record.annotator!r} appears twice (first on {at}); "
+                                    + UPDATE_HINT))
             continue
-        seen[key] = line
+        seen[key] = record
         name_wrong = None if record.document_only else username_problem(record.annotator)
         if name_wrong:  # the account the work is stored under must be creatable
             problems.append(Problem(name, line, "annotator", name_wrong))

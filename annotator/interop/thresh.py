@@ -191,7 +191,7 @@ class _Reader:
                                 edits=edits, ratings=ratings,
                                 seconds_spent=None if seconds is None else float(seconds),
                                 status=status, file=name, assignment_meta={"thresh": kept},
-                                says_done=says_done)
+                                says_done=says_done, keyed_by_texts="id" not in row)
 
     def owner(self, row, fallback, name, line, problems) -> str | None:
         metadata = row.get("metadata")
