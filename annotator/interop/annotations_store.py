@@ -268,6 +268,9 @@ def _store_one(session: Session, document: Document, user: User,
             session.delete(old)
         session.flush()
         session.expire(assignment, ["edits", "ratings"])
+        if assignment.meta and "seconds_unknown" in assignment.meta:  # the new time counts
+            assignment.meta = {k: v for k, v in assignment.meta.items()
+                               if k != "seconds_unknown"}
     now = datetime.now(timezone.utc)
     assignment.status = r.status
     assignment.seconds_spent = float(r.seconds_spent or 0.0)
