@@ -194,9 +194,8 @@ def _already_annotated(session, project, records, documents, file_name, update=F
                                     f"{project.name!r}; {UPDATE_HINT}"))
         elif state is not None and state.status == "complete":
             problems.append(Problem(name, r.line, "id", f"document {r.document_id!r} is "
-                                    f"adjudicated; --update does not replace "
-                                    f"{r.annotator!r}'s annotation under a gold record: "
-                                    "reopen the adjudication first"))
+                                    "adjudicated: reopen its adjudication before --update "
+                                    f"replaces the annotation by {r.annotator!r}"))
         else:
             earlier[id(r)] = assignment
     return problems, earlier

@@ -1,0 +1,60 @@
+"""``annotator import --update``: an annotator's later annotation of an item replaces the
+earlier one, audited with what it replaced and counted; refused while the item's
+adjudication is complete, accepted once it is reopened."""
+
+import json
+
+from click.testing import CliRunner
+from sqlalchemy import select
+
+from annotator.adjudication.decisions import reopen
+from annotator.cli import main
+from annotator.db import Database
+from annotator.models import AdjudicationState, AuditEvent, Document, Edit, Span, User
+from tests.helpers import infolossqa_pair
+from tests.test_import_identity import thresh_record
+
+
+def run(*args):
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def test_update_replaces_audits_and_respects_a_complete_adjudication(env, tmp_path):
+    text = infolossqa_pair("1774569")
+    for n, start in ((1, 0), (2, 30)):
+        (tmp_path / f"batch{n}-ana.json").write_text(
+            json.dumps([thresh_record("q1", *text, start)]), encoding="utf-8")
+    assert run("project", "create", "p", "--schema", "infolossqa")[0] == 0
+    args = ("--format", "thresh", "--annotator-from-filename", "batch?-{annotator}.json")
+    assert run("import", "p", tmp_path / "batch1-ana.json", *args)[0] == 0
+    database = Database(env["ANNOTATOR_DATABASE_URL"])
+
+    # The lead completed the adjudication of q1: the re-rating is refused, naming why.
+    with database.session() as session:
+        document = session.scalar(select(Document).where(Document.external_id == "q1"))
+        session.add(AdjudicationState(document_id=document.id, status="complete"))
+    code, out = run("import", "p", tmp_path / "batch2-ana.json", *args, "--update")
+    assert code == 2
+    assert "batch2-ana.json:1: field 'id': document 'q1' is adjudicated: reopen its " \
+        "adjudication before --update replaces the annotation by 'ana'" in out
+
+    with database.session() as session:
+        document = session.scalar(select(Document).where(Document.external_id == "q1"))
+        reopen(session, document, None, "ana re-annotated q1")
+    code, out = run("import", "p", tmp_path / "batch2-ana.json", *args, "--update")
+    assert code == 0, out
+    assert "; replaced 1" in out
+    assert "batch2-ana.json:1: ana on q1 replaces the project's earlier annotation" in out
+    with database.session() as session:
+        starts = session.scalars(select(Span.start).join(Edit).join(Edit.assignment).join(
+            User).where(User.username == "ana")).all()
+        assert starts == [30]  # the later annotation, the earlier one gone
+        event = session.scalars(select(AuditEvent).where(
+            AuditEvent.action == "annotations.replaced")).one()
+        assert event.details["document"] == "q1" and event.details["annotator"] == "ana"
+        assert event.details["edits"][0]["spans"][0]["start"] == 0  # what was replaced
+        imported = session.scalars(select(AuditEvent).where(
+            AuditEvent.action == "annotations.imported")).all()
+        assert imported[-1].details["replaced"] == 1
+    database.dispose()
