@@ -99,12 +99,12 @@ def import_command(project_name, files, fmt, update, annotator, name_pattern, ma
         from annotator.interop.records import ImportOptions
 
         options = ImportOptions(ignore=tuple(ignore), clip_spans=clip_spans,
-                                accept_incomplete=accept_incomplete)
+                                accept_incomplete=accept_incomplete, update=update)
         keys = tuple(k.strip() for k in (item_key or "").split(",") if k.strip())
         _import_annotations(project_name, list(files), fmt, annotator, mappings, options,
                             all_errors, keys,
                             read_annotator_map(annotator_map) if annotator_map else None,
-                            update=update, name_pattern=name_pattern)
+                            name_pattern=name_pattern)
         return
     if len(files) > 1 or name_pattern:
         fail("documents come from one file; several files and --annotator-from-filename "
@@ -163,7 +163,7 @@ def problem_list(exc: IngestError, all_errors: bool) -> str:
 
 
 def _import_annotations(project_name, paths, fmt, annotator, mappings, options, all_errors,
-                        item_key=(), annotator_map=None, update=False, name_pattern=None):
+                        item_key=(), annotator_map=None, name_pattern=None):
     from annotator.interop.batches import annotation_files
     from annotator.interop.importing import import_annotation_files
 
@@ -188,15 +188,14 @@ def _import_annotations(project_name, paths, fmt, annotator, mappings, options, 
             project = project_or_exit(session, project_name)
             report = import_annotation_files(session, project, files, fmt,
                                              category_map=category_map, options=options,
-                                             item_key=item_key, annotator_map=annotator_map,
-                                             update=update)
+                                             item_key=item_key, annotator_map=annotator_map)
     except IngestError as exc:
         fail(f"nothing was imported.\n{problem_list(exc, all_errors)}", code=2)
     click.echo(f"imported {report.records} annotator-document records ({report.edits} edits, "
                f"{report.ratings} ratings) into {project_name}; "
                f"{report.documents_created} documents created"
                + (f" from {len(files)} files" if len(files) > 1 else "")
-               + (f"; replaced {len(report.replaced)}" if update else ""))
+               + (f"; replaced {len(report.replaced)}" if options.update else ""))
     for line in report.replaced:
         click.echo(f"  replaced: {line}")
     if report.users_created:

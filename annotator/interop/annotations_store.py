@@ -57,16 +57,17 @@ def store_annotations(session: Session, project: Project, records: list[Annotati
                       file_name: str, *, fmt: str, report: ImportReport | None = None,
                       user_id: int | None = None,
                       options: ImportOptions | None = None,
-                      replace: bool = False, update: bool = False) -> ImportReport:
+                      replace: bool = False) -> ImportReport:
     """``replace``: an annotator's earlier work on a document is replaced by the file's (a
     pull that follows ongoing work in another tool) instead of refused.
 
-    ``update`` (``annotator import --update``): the same for a study imported batch by batch
-    whose later batches re-rate items, as the study's analysis keeps the later rating: of two
-    records by one annotator on one item the later is kept, an earlier annotation in the
-    project is replaced, each replacement is audited (``annotations.replaced``, with the
-    replaced edits and ratings) and counted in ``report.replaced``; an item whose
-    adjudication is complete is refused until the adjudication is reopened."""
+    ``options.update`` (``annotator import --update``): the same for a study imported batch
+    by batch whose later batches re-rate items, as the study's analysis keeps the later
+    rating: of two records by one annotator on one item the later is kept, an earlier
+    annotation in the project is replaced, each replacement is audited
+    (``annotations.replaced``, with the replaced edits and ratings) and counted in
+    ``report.replaced``; an item whose adjudication is complete is refused until the
+    adjudication is reopened."""
     report = report or ImportReport()
     options = options or ImportOptions()
     schema = project_schema(project)
@@ -74,7 +75,7 @@ def store_annotations(session: Session, project: Project, records: list[Annotati
         select(Document).where(Document.project_id == project.id))}
     texts = {k: (d.source, d.target) for k, d in documents.items()}
     _match_by_texts(records, texts)
-    if update:
+    if options.update:
         records = keep_later(records, report)
     problems = check_records(records, schema, file_name, texts, options, report)
     if not records and not problems:
@@ -82,7 +83,7 @@ def store_annotations(session: Session, project: Project, records: list[Annotati
     earlier: dict[int, Assignment] = {}
     if not replace:
         found, earlier = _already_annotated(session, project, records, documents, file_name,
-                                            update)
+                                            options.update)
         problems += found
         if not problems:  # work to be replaced (--update) was checked just above
             problems += _frozen(session, [r for r in records if id(r) not in earlier],

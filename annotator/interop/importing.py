@@ -28,16 +28,14 @@ def import_annotations(session: Session, project: Project, path: Path, fmt: str,
                        user_id: int | None = None,
                        options: ImportOptions | None = None, item_key: tuple[str, ...] = (),
                        annotator_map: dict[str, str] | None = None,
-                       replace: bool = False, update: bool = False) -> ImportReport:
+                       replace: bool = False) -> ImportReport:
     """Read ``path`` in ``fmt`` and store it; raises IngestError and writes nothing on any
     problem. The caller commits. ``item_key`` and ``annotator_map``: Label Studio (see
-    :mod:`annotator.interop.labelstudio`); ``replace`` and ``update``: see
-    ``store_annotations``."""
+    :mod:`annotator.interop.labelstudio`); ``replace``: see ``store_annotations``."""
     return import_annotation_files(session, project, [(path, annotator)], fmt,
                                    category_map=category_map, user_id=user_id,
                                    options=options, item_key=item_key,
-                                   annotator_map=annotator_map, replace=replace,
-                                   update=update)
+                                   annotator_map=annotator_map, replace=replace)
 
 
 def import_annotation_files(session: Session, project: Project,
@@ -46,11 +44,12 @@ def import_annotation_files(session: Session, project: Project,
                             user_id: int | None = None, options: ImportOptions | None = None,
                             item_key: tuple[str, ...] = (),
                             annotator_map: dict[str, str] | None = None,
-                            replace: bool = False, update: bool = False) -> ImportReport:
+                            replace: bool = False) -> ImportReport:
     """Several files (a study's batches, in the order given), each with the annotator to
     use where the format does not say, as ONE import: every file is read and every record
     checked before anything is written, so a problem in the last batch leaves the project
-    as it was. With ``update`` a later file's re-rating of an item replaces the earlier."""
+    as it was. With ``options.update`` a later file's re-rating of an item replaces the
+    earlier."""
     report = ImportReport()
     options = options or ImportOptions()
     records, problems = [], []
@@ -68,8 +67,7 @@ def import_annotation_files(session: Session, project: Project,
         raise IngestError(problems)
     name = ", ".join(str(path) for path, _ in files)
     return store_annotations(session, project, records, name, fmt=fmt, report=report,
-                             user_id=user_id, options=options, replace=replace,
-                             update=update)
+                             user_id=user_id, options=options, replace=replace)
 
 
 def _read(session, project, path, fmt, annotator, category_map, options, item_key,

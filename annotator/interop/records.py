@@ -102,6 +102,9 @@ class ImportOptions:
     ignore: tuple[str, ...] = ()  # dotted key paths to drop, e.g. "_modified", "edits.id"
     clip_spans: bool = False
     accept_incomplete: bool = False  # keep "done" when the file says so, values missing
+    # An annotator's later annotation of an item replaces the earlier one (a study's
+    # re-rating), audited and counted; without it a re-rated item is refused (UPDATE_HINT).
+    update: bool = False
 
 
 @dataclass
