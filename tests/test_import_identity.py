@@ -93,3 +93,21 @@ def test_a_record_without_id_joins_the_document_with_its_texts(env, tmp_path, so
     ok("import", "src", path, "--format", "thresh", "--annotator", "ben")
     # Joined the first document with these texts, not a new one.
     assert documents(env["ANNOTATOR_DATABASE_URL"], "src") == (["q1", "q2"], 3)
+
+
+def test_two_records_without_id_and_the_same_texts_are_told_to_carry_ids(env, tmp_path, source):
+    """Two systems with identical output, in a Thresh file without ids: one document, so
+    the second record is refused; the message says how to keep them apart."""
+    path = tmp_path / "systems.json"
+    records = [thresh_record(None, *source, 0), thresh_record(None, *source, 20)]
+    path.write_text(json.dumps(records, indent=1), encoding="utf-8")
+    code, out = run("import", "src", path, "--format", "thresh", "--annotator", "ben")
+    assert code == 2
+    assert "appears twice (first on line 2); the records carry no id, so the same two " \
+           "texts are one document: give each record its own 'id'" in out
+    for i, record in enumerate(records):
+        record["id"] = f"system-{i}"
+    path.write_text(json.dumps(records, indent=1), encoding="utf-8")
+    ok("import", "src", path, "--format", "thresh", "--annotator", "ben")
+    assert documents(env["ANNOTATOR_DATABASE_URL"], "src") == (
+        ["q1", "q2", "system-0", "system-1"], 4)

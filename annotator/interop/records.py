@@ -251,9 +251,14 @@ def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
             first = seen[key]
             at = (f"line {first.line}" if (first.file or file_name) == name
                   else where(first, file_name))
+            # Without ids, identical texts are one document: two systems with the same
+            # output need ids to stay two items.
+            hint = ("the records carry no id, so the same two texts are one document: give "
+                    "each record its own 'id' to keep them apart, or " if record.keyed_by_texts
+                    else "")
             problems.append(Problem(name, line, "id", f"document {record.document_id!r} by "
                                     f"{record.annotator!r} appears twice (first on {at}); "
-                                    + UPDATE_HINT))
+                                    + hint + UPDATE_HINT))
             continue
         seen[key] = record
         name_wrong = None if record.document_only else username_problem(record.annotator)
