@@ -124,6 +124,19 @@ def test_a_study_imported_batch_by_batch_equals_the_whole_study_at_once(env, tmp
     by_batch = kappas(study, study)
     assert by_batch == pytest.approx(at_once, abs=1e-12)
 
+    # All batches in one import, the raters' files in the other order (keziah's batch
+    # files first, then kathryn's): an item's later rating is the one of the later batch
+    # of the same rater, so the order between raters does not matter.
+    assert run("project", "create", "reversed", "--schema", config)[0] == 0
+    files = sorted((tmp_path / "batches").iterdir(), key=lambda f: (
+        f.name.split("-")[1] != "keziah.json", f.name))
+    code, out = run("import", "reversed", *files, "--format", "labelstudio-min",
+                    "--item-key", key, "--annotator-from-filename", "batch*-{annotator}.json",
+                    "--update")
+    assert code == 0, out
+    assert out.count("  replaced: ") == len(later)
+    assert kappas("reversed", study) == pytest.approx(at_once, abs=1e-12)
+
     # ... and both equal an independent computation on the final ratings.
     schema = load_schema(str(config))
     first, second = ({item(study, r): r for r in rows(tmp_path / "whole" / f"{rater}.json")}
