@@ -75,8 +75,8 @@ def import_command(project_name, files, fmt, update, annotator, name_pattern, ma
     nothing; --annotator-from-filename 'batch*-{annotator}.json' names the annotator
     where the format does not. An item re-rated by the same annotator (in a later file, or
     after an earlier import) is refused unless --update keeps the later rating:
-      annotator import acc ratings/ --format labelstudio-min --item-key edit_id \
-          --annotator-from-filename 'batch*-{annotator}.json' --update
+      annotator import acc ratings/ --format labelstudio-min --item-key edit_id
+        --annotator-from-filename 'batch*-{annotator}.json' --update
     A record that names its item (id, --item-key) is that item; only a record without an
     id (Thresh) joins a document with the same two texts.
     Each annotator gets a completed assignment with their edits, spans, fields, ratings
