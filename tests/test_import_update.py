@@ -46,6 +46,7 @@ def test_update_replaces_audits_and_respects_a_complete_adjudication(env, tmp_pa
     assert code == 0, out
     assert "; replaced 1" in out
     assert "batch2-ana.json:1: ana on q1 replaces the project's earlier annotation" in out
+    assert "document q1 has adjudication decisions on ana's replaced work: review them" in out
     with database.session() as session:
         starts = session.scalars(select(Span.start).join(Edit).join(Edit.assignment).join(
             User).where(User.username == "ana")).all()

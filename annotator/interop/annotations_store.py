@@ -39,6 +39,7 @@ from annotator.interop.records import (
     where,
 )
 from annotator.models import (
+    AdjudicationDecision,
     AdjudicationState,
     Assignment,
     Document,
@@ -207,6 +208,12 @@ def _audit_replaced(session, project, assignment: Assignment, r: AnnotationRecor
     """The replaced annotation goes into the audit trail whole, so it can be traced back."""
     report.replaced.append(f"{where(r, file_name)}: {r.annotator} on {r.document_id} "
                            "replaces the project's earlier annotation")
+    if session.scalar(select(AdjudicationDecision.id).where(
+            AdjudicationDecision.document_id == assignment.document_id).limit(1)):
+        # Decisions keep their snapshot of the replaced edits, but no longer point at them.
+        report.notes.append(f"{where(r, file_name)}: document {r.document_id} has "
+                            f"adjudication decisions on {r.annotator}'s replaced work: "
+                            "review them (reopening with a reset regroups the document)")
     audit.record(session, "annotations.replaced", user_id=user_id, project_id=project.id,
                  object_type="assignment", object_id=assignment.id,
                  file=r.file or file_name, line=r.line, document=r.document_id,
