@@ -1,6 +1,7 @@
 """``annotator import --update``: an annotator's later annotation of an item replaces the
 earlier one, audited with what it replaced and counted; refused while the item's
-adjudication is complete, accepted once it is reopened."""
+adjudication has started (the work is frozen) or is complete, accepted once the lead
+reopens it."""
 
 import json
 
@@ -8,9 +9,10 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from annotator.adjudication.decisions import reopen
+from annotator.adjudication.store import record, state_of
 from annotator.cli import main
 from annotator.db import Database
-from annotator.models import AdjudicationState, AuditEvent, Document, Edit, Span, User
+from annotator.models import AuditEvent, Document, Edit, Span, User
 from tests.helpers import infolossqa_pair
 from tests.test_import_identity import thresh_record
 
@@ -20,7 +22,7 @@ def run(*args):
     return result.exit_code, result.output
 
 
-def test_update_replaces_audits_and_respects_a_complete_adjudication(env, tmp_path):
+def test_update_replaces_audits_and_respects_adjudication(env, tmp_path):
     text = infolossqa_pair("1774569")
     for n, start in ((1, 0), (2, 30)):
         (tmp_path / f"batch{n}-ana.json").write_text(
@@ -30,10 +32,20 @@ def test_update_replaces_audits_and_respects_a_complete_adjudication(env, tmp_pa
     assert run("import", "p", tmp_path / "batch1-ana.json", *args)[0] == 0
     database = Database(env["ANNOTATOR_DATABASE_URL"])
 
+    # The lead started adjudicating q1 (a decision on ana's edit): her work is frozen.
+    with database.session() as session:
+        document = session.scalar(select(Document).where(Document.external_id == "q1"))
+        record(session, document, "reject", None, source_edit_ids=list(
+            session.scalars(select(Edit.id))))
+    code, out = run("import", "p", tmp_path / "batch2-ana.json", *args, "--update")
+    assert code == 2
+    assert "batch2-ana.json:1: field 'id': adjudication has started on document 'q1', so " \
+        "the annotators' work is frozen: reopen its adjudication" in out
+
     # The lead completed the adjudication of q1: the re-rating is refused, naming why.
     with database.session() as session:
         document = session.scalar(select(Document).where(Document.external_id == "q1"))
-        session.add(AdjudicationState(document_id=document.id, status="complete"))
+        state_of(session, document).status = "complete"
     code, out = run("import", "p", tmp_path / "batch2-ana.json", *args, "--update")
     assert code == 2
     assert "batch2-ana.json:1: field 'id': document 'q1' is adjudicated: reopen its " \

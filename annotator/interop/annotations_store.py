@@ -39,7 +39,6 @@ from annotator.interop.records import (
     where,
 )
 from annotator.models import (
-    AdjudicationDecision,
     AdjudicationState,
     Assignment,
     Document,
@@ -176,8 +175,10 @@ def _settle_status(assignment: Assignment, r: AnnotationRecord, schema, options,
 def _already_annotated(session, project, records, documents, file_name, update=False
                        ) -> tuple[list[Problem], dict[int, Assignment]]:
     """Problems for annotators who already have work on a record's document, and (with
-    ``update``) that work by ``id(record)``, to be replaced; an adjudicated document's work
-    is refused even then."""
+    ``update``) that work by ``id(record)``, to be replaced. Work on a document whose
+    adjudication has started is frozen (``adjudication_started``, as for every writer) and
+    refused even then, until the lead reopens the adjudication: reopening is the lead's
+    word that the annotators' work may change."""
     problems, earlier = [], {}
     for r in records:
         doc = documents.get(r.document_id)
@@ -198,6 +199,13 @@ def _already_annotated(session, project, records, documents, file_name, update=F
             problems.append(Problem(name, r.line, "id", f"document {r.document_id!r} is "
                                     "adjudicated: reopen its adjudication before --update "
                                     f"replaces the annotation by {r.annotator!r}"))
+        elif adjudication_started(session, doc.id) and not (
+                state is not None and state.status == "open" and state.round > 1):
+            problems.append(Problem(name, r.line, "id", f"adjudication has started on "
+                                    f"document {r.document_id!r}, so the annotators' work is "
+                                    "frozen: reopen its adjudication (with a reset while it "
+                                    f"is open) before --update replaces the annotation by "
+                                    f"{r.annotator!r}"))
         else:
             earlier[id(r)] = assignment
     return problems, earlier
@@ -208,8 +216,7 @@ def _audit_replaced(session, project, assignment: Assignment, r: AnnotationRecor
     """The replaced annotation goes into the audit trail whole, so it can be traced back."""
     report.replaced.append(f"{where(r, file_name)}: {r.annotator} on {r.document_id} "
                            "replaces the project's earlier annotation")
-    if session.scalar(select(AdjudicationDecision.id).where(
-            AdjudicationDecision.document_id == assignment.document_id).limit(1)):
+    if adjudication_started(session, assignment.document_id):
         # Decisions keep their snapshot of the replaced edits, but no longer point at them.
         report.notes.append(f"{where(r, file_name)}: document {r.document_id} has "
                             f"adjudication decisions on {r.annotator}'s replaced work: "
