@@ -32,29 +32,29 @@ def test_update_replaces_audits_and_respects_adjudication(env, tmp_path):
     assert run("import", "p", tmp_path / "batch1-ana.json", *args)[0] == 0
     database = Database(env["ANNOTATOR_DATABASE_URL"])
 
+    def lead(step):
+        """One step of the lead's on q1, then the re-rating imported with --update."""
+        with database.session() as session:
+            step(session, session.scalar(select(Document).where(
+                Document.external_id == "q1")))
+        return run("import", "p", tmp_path / "batch2-ana.json", *args, "--update")
+
     # The lead started adjudicating q1 (a decision on ana's edit): her work is frozen.
-    with database.session() as session:
-        document = session.scalar(select(Document).where(Document.external_id == "q1"))
-        record(session, document, "reject", None, source_edit_ids=list(
-            session.scalars(select(Edit.id))))
-    code, out = run("import", "p", tmp_path / "batch2-ana.json", *args, "--update")
+    code, out = lead(lambda session, document: record(
+        session, document, "reject", None, source_edit_ids=list(session.scalars(
+            select(Edit.id)))))
     assert code == 2
     assert "batch2-ana.json:1: field 'id': adjudication has started on document 'q1', so " \
         "the annotators' work is frozen: reopen its adjudication" in out
-
     # The lead completed the adjudication of q1: the re-rating is refused, naming why.
-    with database.session() as session:
-        document = session.scalar(select(Document).where(Document.external_id == "q1"))
-        state_of(session, document).status = "complete"
-    code, out = run("import", "p", tmp_path / "batch2-ana.json", *args, "--update")
+    code, out = lead(lambda session, document: setattr(state_of(session, document),
+                                                        "status", "complete"))
     assert code == 2
     assert "batch2-ana.json:1: field 'id': document 'q1' is adjudicated: reopen its " \
         "adjudication before --update replaces the annotation by 'ana'" in out
-
-    with database.session() as session:
-        document = session.scalar(select(Document).where(Document.external_id == "q1"))
-        reopen(session, document, None, "ana re-annotated q1")
-    code, out = run("import", "p", tmp_path / "batch2-ana.json", *args, "--update")
+    # Reopened: the later annotation replaces the earlier.
+    code, out = lead(lambda session, document: reopen(session, document, None,
+                                                      "ana re-annotated q1"))
     assert code == 0, out
     assert "; replaced 1" in out
     assert "batch2-ana.json:1: ana on q1 replaces the project's earlier annotation" in out
