@@ -342,11 +342,32 @@ def _one_thread_per_worker(model_path: str | None) -> None:
     threadpool_limits(1)
 
 
+# Set in the parent just before a forked pool starts: the loaded model, which the workers
+# then share (copy-on-write) instead of each loading it again.
+_inherited: dict = {}
+
+
+def _preload_for_fork(spec) -> None:
+    """Do in the parent, once, what every forked worker would otherwise do on its own:
+    import NLTK's word tokenizer (about 2 s of CPU, mostly importing scipy.stats) and load
+    the model (weights are memory-mapped, so nothing is copied). Texts are not encoded
+    here: a tokenizer that has run in parallel before a fork falls back to one thread."""
+    from .text import _tokenizer
+
+    _tokenizer()
+    if not isinstance(spec, HashingEmbedder):
+        embedder = Embedder(spec)
+        embedder.model  # loads it
+        _inherited["embedder"] = embedder
+
+
 def _init_worker(detectors, settings, embedder, with_alignment=False):
     _one_thread_per_worker(None if isinstance(embedder, HashingEmbedder)
                            else embedder if isinstance(embedder, str) else default_model_path())
-    if not isinstance(embedder, HashingEmbedder):
-        # A model handle does not pickle: each worker loads the same model path itself.
+    if "embedder" in _inherited:
+        embedder = _inherited["embedder"]
+    elif not isinstance(embedder, HashingEmbedder):
+        # A model handle does not pickle: each spawned worker loads the model path itself.
         embedder = Embedder(embedder) if isinstance(embedder, str) else None
     _worker_state.update(detectors=detectors, settings=settings, embedder=embedder,
                          with_alignment=with_alignment)
@@ -393,10 +414,15 @@ def suggest_many(pairs: Iterable[dict], *, workers: int = 1, detectors=None,
     spec = embedder.model_path if isinstance(embedder, Embedder) else embedder
     if spec is not None and not isinstance(spec, (str, HashingEmbedder)):
         raise ValueError("with workers > 1, pass an Embedder, a HashingEmbedder or None")
-    with ctx.Pool(workers, initializer=_init_worker,
-                  initargs=(detectors, settings, spec, with_alignment)) as pool:
-        for result in pool.imap(_one, pairs, chunksize=4):
-            done += 1
-            if progress:
-                progress(done)
-            yield result
+    if ctx.get_start_method() == "fork":
+        _preload_for_fork(spec)
+    try:
+        with ctx.Pool(workers, initializer=_init_worker,
+                      initargs=(detectors, settings, spec, with_alignment)) as pool:
+            for result in pool.imap(_one, pairs, chunksize=4):
+                done += 1
+                if progress:
+                    progress(done)
+                yield result
+    finally:
+        _inherited.clear()
