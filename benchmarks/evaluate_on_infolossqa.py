@@ -67,30 +67,51 @@ def pipeline_marks(docs, ids, settings, embedder) -> dict[str, list[Mark]]:
     return out
 
 
+def boxes_per_document(gold, machine, kind: str | None) -> tuple[float, float]:
+    """Boxes of ``kind`` (None: both) per document, and an expert's edits of that kind per
+    document (every expert's count of every document, averaged): how many boxes a lead
+    sees against how many one expert marks."""
+    def counted(marks):
+        return sum(1 for m in marks if kind is None or m.kind == kind)
+
+    boxes = sum(counted(machine.get(d, [])) for d in gold) / max(1, len(gold))
+    per_expert = [counted(marks) for by in gold.values() for marks in by.values()]
+    return boxes, sum(per_expert) / max(1, len(per_expert))
+
+
+def _interval(gold, machine, kind) -> str:
+    found = ratio_interval(ratio_resamples(gold, [machine], kind)[0])
+    return f"{found[0]:.2f}-{found[1]:.2f}" if found else "n/a"
+
+
 def table(title: str, gold, machine, extra: str = "") -> float | None:
+    """Per kind and pooled: experts' and suggestions' P / R / F1, the ratio with its 95%
+    document-bootstrap interval, and boxes per document against an expert's edits."""
     print(f"\n{title}{extra}")
-    print(f"  {'kind':20s} {'':16s} {'P':>6s} {'R':>6s} {'F1':>6s} {'edits':>6s} {'ratio':>6s}")
+    print(f"  {'kind':20s} {'':12s} {'P':>6s} {'R':>6s} {'F1':>6s} {'edits':>6s} {'ratio':>6s} "
+          f"{'95% interval':>13s} {'per document':>13s}")
     ratio_all = None
     for kind in (*LOSS_KINDS, None):
         people = between_annotators(gold, kind)
         mach = machine_against_annotators(gold, machine, kind)
         ratio = mach.f1 / people.f1 if mach.f1 is not None and people.f1 else None
         name = kind or "both kinds"
+        boxes, edits = boxes_per_document(gold, machine, kind)
         for who, c in (("experts", people), ("suggestions", mach)):
-            print(f"  {name:20s} {who:16s} {c.precision or 0:6.3f} {c.recall or 0:6.3f} "
-                  f"{c.f1 or 0:6.3f} {c.a_total:6d} "
-                  + (f"{ratio:6.3f}" if who == "suggestions" and ratio is not None else ""))
+            line = (f"  {name:20s} {who:12s} {c.precision or 0:6.3f} {c.recall or 0:6.3f} "
+                    f"{c.f1 or 0:6.3f} {c.a_total:6d} ")
+            if who == "suggestions":
+                line += (f"{ratio:6.3f} " if ratio is not None else f"{'n/a':>6s} ") + \
+                    f"{_interval(gold, machine, kind):>13s} {boxes:13.1f}"
+            else:
+                line += f"{'':6s} {'':13s} {edits:13.1f}"
+            print(line)
         if kind is None:
             ratio_all = ratio
-    boxes = sum(len(v) for v in machine.values())
-    expert_edits = sum(len(m) for by in gold.values() for m in by.values())
-    experts = sum(len(by) for by in gold.values())
     chars = [e - s for v in machine.values() for m in v for s, e in m.spans]
     median = sorted(chars)[len(chars) // 2] if chars else 0
-    print(f"  boxes per document: {boxes / max(1, len(gold)):.1f} (an expert: "
-          f"{expert_edits / max(1, experts):.1f}); median box {median} characters")
-    low, high = ratio_interval(ratio_resamples(gold, [machine])[0])
-    print(f"  ratio of both kinds, 95% interval over documents (bootstrap): {low:.3f}-{high:.3f}")
+    print(f"  (per document: boxes shown / edits one expert marked); median box {median} "
+          "characters")
     return ratio_all
 
 

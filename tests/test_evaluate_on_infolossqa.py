@@ -55,7 +55,17 @@ def test_the_benchmark_runs_on_a_slice_of_the_real_data(tmp_path):
     assert both and all(float(f1) == round(experts.f1, 3) for _, _, f1 in both)
     assert "Ranked suggestions, 3-fold cross-validated" in out
     assert re.search(r"repeated 3-fold cross-validation, 2 splits", out)
-    assert len(re.findall(r"95% interval over documents \(bootstrap\): [\d.]+-[\d.]+", out)) >= 3
+    # Every kind's ratio has its interval and boxes per document beside an expert's count.
+    for kind in ("deletion", "oversimplification", "both kinds"):
+        rows = re.findall(kind + r" +suggestions +[\d.]+ +[\d.]+ +[\d.]+ +\d+ +([\d.]+) +"
+                          r"([\d.]+)-([\d.]+) +([\d.]+)", out)
+        assert len(rows) >= 3, (kind, out[-1500:])
+        assert all(float(low) <= float(high) and float(boxes) >= 0
+                   for _, low, high, boxes in rows)
+    marked = [m for d in gold.values() for ms in d.values() for m in ms if m.kind == "deletion"]
+    per_expert = len(marked) / sum(len(d) for d in gold.values())
+    expert_rows = re.findall(r"deletion +experts +[\d.]+ +[\d.]+ +[\d.]+ +\d+ +([\d.]+)", out)
+    assert expert_rows and all(float(v) == round(per_expert, 1) for v in expert_rows)
     assert "--learn raises the held-out ratio" in out
     final = re.search(r"held-out ratio \(suggestions F1 / experts F1\): ([\d.]+); at "
                       r"0.25/0.225: ([\d.]+); means over 2 splits ([\d.]+) and ([\d.]+)", out)
