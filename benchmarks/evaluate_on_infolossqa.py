@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import loss_thresholds  # noqa: E402
+import numpy as np  # noqa: E402
 from infolossqa_data import DEFAULT_DATA, load  # noqa: E402
 
 from annotator.agreement.prehighlight_agreement import (  # noqa: E402
@@ -254,6 +255,14 @@ def main() -> None:
             print(f"\n--learn raises the held-out ratio from {r0:.3f} to {r1:.3f} "
                   f"({r1 - r0:+.3f}; 95% interval over documents, paired bootstrap: "
                   f"{low:+.3f} to {high:+.3f})")
+            before_kinds, after_kinds = summary(gold, shipped), summary(gold, learned)
+            for kind in LOSS_KINDS:
+                r0k, r1k = before_kinds[kind]["ratio"], after_kinds[kind]["ratio"]
+                low_k, high_k = ratio_interval(np.subtract(
+                    *ratio_resamples(gold, [learned, shipped], kind))) or (np.nan, np.nan)
+                r0k, r1k = r0k or 0.0, r1k or 0.0
+                print(f"  {kind}: {r0k:.3f} -> {r1k:.3f} ({r1k - r0k:+.3f}; 95% interval "
+                      f"{low_k:+.3f} to {high_k:+.3f})")
             gains = [r1 - r0] + [
                 summary(gold, learned_again)["all"]["ratio"]
                 - summary(gold, shipped_again)["all"]["ratio"]

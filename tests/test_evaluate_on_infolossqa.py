@@ -67,6 +67,8 @@ def test_the_benchmark_runs_on_a_slice_of_the_real_data(tmp_path):
     expert_rows = re.findall(r"deletion +experts +[\d.]+ +[\d.]+ +[\d.]+ +\d+ +([\d.]+)", out)
     assert expert_rows and all(float(v) == round(per_expert, 1) for v in expert_rows)
     assert "--learn raises the held-out ratio" in out
+    for kind in ("deletion", "oversimplification"):   # and by how much for each kind
+        assert re.search(rf"  {kind}: [\d.]+ -> [\d.]+ \([+-][\d.]+; 95% interval ", out), out
     final = re.search(r"held-out ratio \(suggestions F1 / experts F1\): ([\d.]+); at "
                       r"0.25/0.225: ([\d.]+); means over 2 splits ([\d.]+) and ([\d.]+)", out)
     assert final, out[-1500:]
