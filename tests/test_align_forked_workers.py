@@ -33,3 +33,30 @@ def test_forked_workers_give_the_suggestions_of_one_process():
     assert two == one
     assert any(s["kind"] in ("deletion", "oversimplification") for _, out in one for s in out)
     assert pipeline._inherited == {}
+
+
+def test_contextual_renderings_move_only_the_rendering():
+    """``contextual_renderings`` (one model pass per target sentence) changes where an
+    oversimplification is rendered, never which boxes there are, their kinds or scores."""
+    from annotator.align import AlignSettings
+
+    pairs = _pairs(4)
+    embedder = Embedder()
+    plain = list(suggest_many(pairs, embedder=embedder))
+    contextual = list(suggest_many(pairs, embedder=embedder,
+                                   settings=AlignSettings(contextual_renderings=True)))
+    rendered = 0
+    for (i, a), (j, b) in zip(plain, contextual):
+        assert i == j
+        assert [(s.kind, s.source_spans, s.score) for s in a] == \
+               [(s.kind, s.source_spans, s.score) for s in b]
+        for before, after in zip(a, b):
+            if after.kind != "oversimplification" or not after.target_spans:
+                assert after.target_spans == before.target_spans
+                continue
+            rendered += 1
+            target = next(p["target"] for p in pairs if p["id"] == i)
+            (t0, t1), = after.target_spans
+            assert 0 <= t0 < t1 <= len(target) and len(target[t0:t1].split()) <= 5
+            assert 0.0 <= after.target_score <= 1.0
+    assert rendered > 0

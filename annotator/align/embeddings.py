@@ -73,6 +73,15 @@ class Embedder:
                 return np.zeros((0, self.dimension()), dtype=np.float32)
             return np.stack([self._cache[s] for s in sentences])
 
+    def token_states(self, text: str):
+        """(last-layer vector per word piece, character offsets per piece) for ``text``, or
+        None when the model is not run by the numpy encoder (sentence-transformers)."""
+        from .minilm import MiniLMEncoder
+
+        if not isinstance(self.model, MiniLMEncoder):
+            return None
+        return self.model.token_states(text)
+
     def dimension(self) -> int:
         from .minilm import MiniLMEncoder
 

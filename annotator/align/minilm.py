@@ -172,6 +172,21 @@ class MiniLMEncoder:
             half = len(token_ids) // 2
             return np.concatenate([self._encode_batch(token_ids[:half]),
                                    self._encode_batch(token_ids[half:])])
+        x, mask = self._hidden_states(token_ids)
+        pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)[:, None]
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+    def token_states(self, text: str) -> tuple[np.ndarray, list[tuple[int, int]]]:
+        """The last layer's vector of every word piece of ``text`` (special tokens
+        included) and each piece's character offsets ((0, 0) for [CLS] and [SEP])."""
+        encoding = self.tokenizer.encode(text)
+        x, _ = self._hidden_states([encoding.ids])
+        return x[0], [tuple(o) for o in encoding.offsets]
+
+    def _hidden_states(self, token_ids: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """The last layer's token vectors (batch x length x hidden) and the padding mask."""
+        length = max(len(t) for t in token_ids)
         ids = np.zeros((len(token_ids), length), dtype=np.int64)   # 0 = [PAD]
         mask = np.zeros((len(token_ids), length), dtype=np.float32)
         for row, tokens in enumerate(token_ids):
@@ -215,9 +230,7 @@ class MiniLMEncoder:
             x = _layer_norm(dense(hidden, "output.dense") + x,
                             w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"],
                             self.eps)
-        pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)[:, None]
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        return x, mask
 
 
 def is_supported(model_dir: str | Path) -> bool:

@@ -80,8 +80,32 @@ def windows(target: str, region: tuple[int, int]) -> list[tuple[int, int]]:
     return out
 
 
+def _contextual_vectors(target: str, candidates: list[tuple[int, int]],
+                        regions: list[tuple[int, int]], embedder) -> np.ndarray | None:
+    """One L2-normalised vector per candidate window: the mean of the last-layer vectors of
+    the word pieces inside it, from one forward pass of the region holding it (the target
+    sentence). None when the embedder cannot give token vectors."""
+    states = {}
+    for region in regions:
+        found = getattr(embedder, "token_states", lambda _: None)(target[region[0]:region[1]])
+        if found is None:
+            return None
+        states[region] = found
+    rows = []
+    for s, e in candidates:
+        region = next(r for r in regions if r[0] <= s and e <= r[1])
+        vectors, offsets = states[region]
+        inside = [k for k, (a, b) in enumerate(offsets)
+                  if b > a and a >= s - region[0] and b <= e - region[0]]
+        if not inside:   # the window lies beyond the encoder's 256 word pieces
+            return None
+        mean = vectors[inside].mean(axis=0)
+        rows.append(mean / max(float(np.linalg.norm(mean)), 1e-12))
+    return np.array(rows, dtype=np.float32)
+
+
 def rendering(source_text: str, target: str, regions: list[tuple[int, int]],
-              embedder) -> tuple[tuple[int, int], float] | None:
+              embedder, contextual: bool = False) -> tuple[tuple[int, int], float] | None:
     """The target window most like ``source_text`` within ``regions``, and its cosine
     similarity to it (the rendering's own score); None if there is no window.
 
@@ -90,17 +114,24 @@ def rendering(source_text: str, target: str, regions: list[tuple[int, int]],
     "several": the word that makes it an oversimplification) - 0.01 per window word.
     """
     candidates: list[tuple[int, int]] = []
+    searched = []
     words = 0
     for region in regions:
         if words > MAX_REGION_WORDS:
             break
         words += len(target[region[0]:region[1]].split())
         candidates += windows(target, region)
+        searched.append(region)
     if not candidates:
         return None
-    texts = [target[s:e] for s, e in candidates]
-    vectors = embedder.encode([source_text] + texts)
-    cosine = vectors[1:] @ vectors[0]
+    window_vectors = _contextual_vectors(target, candidates, searched, embedder) \
+        if contextual else None
+    if window_vectors is None:
+        vectors = embedder.encode([source_text] + [target[s:e] for s, e in candidates])
+        phrase, window_vectors = vectors[0], vectors[1:]
+    else:
+        phrase = embedder.encode([source_text])[0]
+    cosine = window_vectors @ phrase
     phrase_stems = {stem(w) for w in _WORD.findall(source_text)}
     scores = []
     for (s, e), cos in zip(candidates, cosine):

@@ -316,7 +316,8 @@ def _losses(source, target, src_sents, tgt_sents, sim, groups, unaligned_src, se
     # The candidates become reasons; the ranker decides where the few boxes go.
     return ranked_losses(source, target, src_sents, tgt_sents, sim, groups, found,
                          ranker_from_settings(settings.loss_model), embedder, wanted,
-                         settings.deletion_similarity_threshold)
+                         settings.deletion_similarity_threshold,
+                         contextual_renderings=settings.contextual_renderings)
 
 
 # ------------------------------------------------------------------ many pairs

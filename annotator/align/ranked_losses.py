@@ -37,7 +37,8 @@ def _regions(row: SentenceRow, tgt_sents, similarity_row) -> list[Span]:
 def ranked_losses(source: str, target: str, src_sents: list[Span], tgt_sents: list[Span],
                   similarity, groups, candidates: list[Suggestion], ranker: LossRanker,
                   embedder, wanted: set[str],
-                  whole_sentence_threshold: float = WHOLE_SENTENCE_THRESHOLD) -> list[Suggestion]:
+                  whole_sentence_threshold: float = WHOLE_SENTENCE_THRESHOLD,
+                  contextual_renderings: bool = False) -> list[Suggestion]:
     rows = sentence_rows(source, target, src_sents, similarity, whole_sentence_threshold,
                          tgt_sents)
     index_of = {span: i for i, span in enumerate(src_sents)}
@@ -65,7 +66,8 @@ def ranked_losses(source: str, target: str, src_sents: list[Span], tgt_sents: li
             explanation=f"{label} information (p={probability:.2f}): {detail}.")
         if kind == "oversimplification":
             regions = _regions(row, tgt_sents, similarity[index_of[row.span]])
-            found = rendering(source[phrase[0]:phrase[1]], target, regions, embedder)
+            found = rendering(source[phrase[0]:phrase[1]], target, regions, embedder,
+                              contextual=contextual_renderings)
             if found is not None:
                 (t0, t1), rendered = found
                 suggestion.target_spans = [(t0, t1)]
