@@ -60,3 +60,21 @@ def test_contextual_renderings_move_only_the_rendering():
             assert 0 <= t0 < t1 <= len(target) and len(target[t0:t1].split()) <= 5
             assert 0.0 <= after.target_score <= 1.0
     assert rendered > 0
+
+
+def test_align_command_takes_contextual_renderings(tmp_path):
+    from click.testing import CliRunner
+
+    from annotator.commands.align import align
+
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(p) + "\n" for p in _pairs(2)), encoding="utf-8")
+    plain = CliRunner().invoke(align, [str(path)])
+    contextual = CliRunner().invoke(align, [str(path), "--contextual-renderings"])
+    assert plain.exit_code == 0 and contextual.exit_code == 0, contextual.output
+
+    def boxes(output):
+        return [[(s["kind"], s["source_spans"]) for s in json.loads(line)["suggestions"]]
+                for line in output.splitlines()]
+
+    assert boxes(contextual.output) == boxes(plain.output) and len(boxes(plain.output)) == 2
