@@ -2,7 +2,6 @@
 
 import json
 import os
-import time
 
 import numpy as np
 import pytest
@@ -106,11 +105,13 @@ def test_empty_inputs(embedder):
 def test_one_megabyte_input_is_bounded(embedder):
     big = ("Patients received 2.5 mg/kg of the drug for 12 weeks in a randomized trial. " * 14_000)
     assert len(big) > 1_000_000
-    start = time.perf_counter()
+    # Bounded by what is read, not by a clock: no span reaches past max_chars on either side
+    # (speed is measured by benchmarks/bench_align_abstracts.py, never asserted here).
     out = suggest(big, big[:600_000] + "Note: this was simplified by an AI.", embedder=embedder,
                   settings=AlignSettings(max_chars=20_000))
-    assert time.perf_counter() - start < 120
+    assert out
     assert all(b <= 20_000 for s in out for _, b in s.target_spans)
+    assert all(b <= 20_000 for s in out for _, b in s.source_spans)
 
 
 def test_suggest_many_order_progress_and_workers():
