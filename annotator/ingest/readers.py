@@ -154,44 +154,63 @@ def _strict_problem(value: Any, name: str, line: int, problems: list[Problem]) -
 
 
 def json_array_rows(text: str, name: str) -> list[tuple[int, Any]]:
-    """A JSON array of records; each record's line is where its object starts."""
+    """A JSON array of records; each record's line is where its object starts.
+
+    Lines are counted forward as the records are read (``_LineCounter``), so reading is
+    linear in the file: counting from the start for every record made a 40,000-record
+    array take minutes (benchmarks/bench_readers.py)."""
+    lines = _LineCounter(text)
     position = _skip_space(text, 0)
     if position >= len(text) or text[position] != "[":
-        raise IngestError([Problem(name, _line_of(text, position), None,
+        raise IngestError([Problem(name, lines.at(position), None,
                                    "expected a JSON array of records")])
     rows = []
     position = _skip_space(text, position + 1)
     while position < len(text) and text[position] != "]":
+        line = lines.at(position)
         try:
             value, end = strict_json.raw_decode(text, position)
         except json.JSONDecodeError as exc:
             raise IngestError([Problem(name, exc.lineno, None, f"not valid JSON ({exc.msg})")])
         except strict_json.StrictJSONError as exc:
-            raise IngestError([Problem(name, _line_of(text, position), None, str(exc))])
+            raise IngestError([Problem(name, line, None, str(exc))])
         problems: list[Problem] = []
-        if not _strict_problem(value, name, _line_of(text, position), problems):
+        if not _strict_problem(value, name, line, problems):
             raise IngestError(problems)
-        rows.append((_line_of(text, position), value))
+        rows.append((line, value))
         position = _skip_space(text, end)
         if position < len(text) and text[position] == ",":
             position = _skip_space(text, position + 1)
         elif position < len(text) and text[position] != "]":
-            raise IngestError([Problem(name, _line_of(text, position), None,
+            raise IngestError([Problem(name, lines.at(position), None,
                                        "not valid JSON (expected ',' or ']')")])
     if position >= len(text):
-        raise IngestError([Problem(name, _line_of(text, position), None,
+        raise IngestError([Problem(name, lines.at(position), None,
                                    "not valid JSON (the array is not closed)")])
     return rows
+
+
+class _LineCounter:
+    """The line of a position in ``text``, for positions asked in increasing order: each
+    call counts only the newlines since the previous one (a smaller position starts over)."""
+
+    def __init__(self, text: str):
+        self._text = text
+        self._position = 0
+        self._line = 1
+
+    def at(self, position: int) -> int:
+        if position < self._position:
+            self._position, self._line = 0, 1
+        self._line += self._text.count("\n", self._position, position)
+        self._position = position
+        return self._line
 
 
 def _skip_space(text: str, position: int) -> int:
     while position < len(text) and text[position] in " \t\r\n":
         position += 1
     return position
-
-
-def _line_of(text: str, position: int) -> int:
-    return text.count("\n", 0, position) + 1
 
 
 def _csv_rows(text: str, name: str) -> list[tuple[int, Any]]:
