@@ -55,6 +55,7 @@ from annotator.web.validation import (
     OBJECT,
     TEXT,
     TEXTS,
+    body,
     check_body,
     optional,
     required,
@@ -138,13 +139,16 @@ def freeze(project_id: int, document_id: int):
 def decide(project_id: int, document_id: int):
     project = project_for_lead(project_id)
     document = _document(project, document_id)
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict) or body.get("action") not in ACTIONS:
+    try:
+        data = body()
+    except ValidationFailed as exc:
+        return jsonify(error="invalid", message=str(exc), problems=exc.problems), 422
+    if data.get("action") not in ACTIONS:
         return jsonify(error="invalid", message="expected {action: " + "|".join(ACTIONS)
                        + ", ...}"), 400
-    keys, run = ACTIONS[body["action"]]
+    keys, run = ACTIONS[data["action"]]
     try:
-        values = check_body(body, keys + (optional("note", TEXT),))
+        values = check_body(data, keys + (optional("note", TEXT),))
         run(document, load_user(), values, values["note"] or "")
         db().commit()
     except ValidationFailed as exc:

@@ -28,7 +28,6 @@ from annotator.annotate.store import (
     set_status,
     update_edit,
 )
-from annotator.core import strict_json
 from annotator.core.limits import current_limits
 from annotator.core.serialise import (
     assignment_to_dict,
@@ -41,6 +40,7 @@ from annotator.evaluation.plainfact import relation_problem
 from annotator.models import Assignment, Edit, Suggestion, SuggestionAction
 from annotator.study.projects import project_schema
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
+from annotator.web.validation import body
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -81,21 +81,6 @@ def invalid(exc: ValidationFailed):
 def conflict(exc: Conflict):
     db().rollback()
     return jsonify(error="conflict", message=str(exc), current=exc.current), 409
-
-
-def body() -> dict:
-    """The request's JSON object, parsed strictly: NaN/Infinity, deep nesting are a 400;
-    a NUL character or lone surrogate a 422 naming the field."""
-    try:
-        data = strict_json.loads(strict_json.decode_bytes(request.get_data()))
-    except strict_json.StrictJSONError as exc:
-        abort(400, description=f"request body: {exc}")
-    if not isinstance(data, dict):
-        abort(400, description="expected a JSON object")
-    found = strict_json.value_problem(data)
-    if found:
-        raise ValidationFailed([{"field": found[0], "message": found[1]}])
-    return data
 
 
 def own_assignment(assignment_id: int) -> Assignment:

@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from flask import abort, request
+
 from annotator.annotate.store import ValidationFailed
+from annotator.core import strict_json
 
 
 def _is_int(v: Any) -> bool:
@@ -93,3 +96,19 @@ def refuse_nul_characters() -> None:
             "application/x-www-form-urlencoded", "multipart/form-data") else None)
     if problem:
         abort(422, description=problem)
+
+
+def body() -> dict:
+    """The request's JSON object, parsed strictly, for every JSON endpoint (the annotation
+    API and the adjudication decisions alike): NaN/Infinity, deep nesting or a syntax error
+    are a 400; a NUL character or lone surrogate a 422 naming the field."""
+    try:
+        data = strict_json.loads(strict_json.decode_bytes(request.get_data()))
+    except strict_json.StrictJSONError as exc:
+        abort(400, description=f"request body: {exc}")
+    if not isinstance(data, dict):
+        abort(400, description="expected a JSON object")
+    found = strict_json.value_problem(data)
+    if found:
+        raise ValidationFailed([{"field": found[0], "message": found[1]}])
+    return data
