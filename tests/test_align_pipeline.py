@@ -137,7 +137,7 @@ def _write(tmp_path, lines):
 
 def test_cli_outputs_one_line_per_pair(tmp_path):
     path = _write(tmp_path, [json.dumps({"id": "a", "source": SOURCE, "target": TARGET}),
-                             json.dumps({"id": 2, "source": "", "target": ""})])
+                             json.dumps({"id": 2, "source": "A b.", "target": "A b."})])
     result = CliRunner().invoke(align, [path, "--no-embeddings"])
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in result.stdout.splitlines()]
@@ -165,10 +165,10 @@ def test_cli_with_embeddings(tmp_path):
         ('{"id": "b", "source": 3, "target": "x"}', "source"),
         ('{"source": "x", "target": "x"}', "id"),
         ('{"id": "b", "source": "x"}', "target"),
-        ("not json", "id"),
+        ("not json", None),  # a syntax error names the line, not a field
         (
             '{"id": "b", "source": "x", "target": "y", "sentence_pairs": [[[0, 9], [0, 1]]]}',
-            "sentence_pairs",
+            "sentence_pairs[0].source",
         ),
         ('{"id": "a", "source": "x", "target": "y"}', "id"),  # duplicate id
     ],
@@ -178,7 +178,10 @@ def test_cli_rejects_bad_input_before_printing(tmp_path, bad_line, field):
     result = CliRunner().invoke(align, [path, "--no-embeddings"])
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert f"{path}:2: field '{field}'" in result.stderr
+    where = f"{path}:2: " + (f"field '{field}'" if field else "")
+    assert where in result.stderr
+    if field is None:
+        assert "field" not in result.stderr
 
 
 def test_cli_rejects_unknown_detector(tmp_path):

@@ -10,49 +10,65 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
 from annotator.align import ALL_DETECTORS, STRING_DETECTORS, AlignSettings, suggest_many
 from annotator.align.embeddings import HashingEmbedder
-from annotator.core import strict_json
+from annotator.core.spans import span_problem
+from annotator.ingest.readers import (
+    IngestError,
+    Problem,
+    json_lines_rows,
+    read_text,
+    validate_rows,
+)
 
 
-class _InputError(Exception):
-    pass
+def read_pairs(path: Path) -> list[dict]:
+    """The pairs of an ``align`` input file, read by the document importer's JSONL reader
+    (UTF-8, lines end at "\\n" only, strict JSON, non-empty texts, unique ids, NUL and
+    length limits) so both commands answer a bad line the same way; ``sentence_pairs``
+    spans go through the one span check (code points, start < end, inside the text).
+    Raises IngestError naming FILE:LINE and the field of every problem."""
+    name = str(path)
+    problems: list[Problem] = []
+    rows = json_lines_rows(read_text(path), name, problems)
+    records = validate_rows(rows, name, problems)
+    pairs_by_line = {line: row.get("sentence_pairs") for line, row in rows}
+    ids_by_line = {line: row["id"] for line, row in rows}  # printed back as given (2, not "2")
+    problems = []
+    for record in records:
+        _check_sentence_pairs(pairs_by_line[record.line], record, name, problems)
+    if problems:
+        raise IngestError(problems)
+    return [{"id": ids_by_line[record.line], "source": record.source, "target": record.target,
+             "sentence_pairs": pairs_by_line[record.line]} for record in records]
 
 
-def _check_span(value, where: str) -> None:
-    if (not isinstance(value, (list, tuple)) or len(value) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-            or value[0] < 0 or value[1] < value[0]):
-        raise _InputError(f"{where}: expected [start, end] with 0 <= start <= end")
-
-
-def _validate(obj, seen_ids: set) -> dict:
-    if not isinstance(obj, dict):
-        raise _InputError("field 'id': line is not a JSON object")
-    if "id" not in obj or not isinstance(obj["id"], (str, int)) or isinstance(obj["id"], bool):
-        raise _InputError("field 'id': missing or not a string/integer")
-    if str(obj["id"]) in seen_ids:
-        raise _InputError(f"field 'id': duplicate id {obj['id']!r}")
-    seen_ids.add(str(obj["id"]))
-    for name in ("source", "target"):
-        if not isinstance(obj.get(name), str):
-            raise _InputError(f"field '{name}': missing or not a string")
-    pairs = obj.get("sentence_pairs")
-    if pairs is not None:
-        if not isinstance(pairs, list):
-            raise _InputError("field 'sentence_pairs': expected a list of [[s, e], [s, e]]")
-        for k, pair in enumerate(pairs):
-            if not isinstance(pair, list) or len(pair) != 2:
-                raise _InputError(f"field 'sentence_pairs': item {k} is not a pair")
-            _check_span(pair[0], f"field 'sentence_pairs': item {k} source span")
-            _check_span(pair[1], f"field 'sentence_pairs': item {k} target span")
-            if pair[0][1] > len(obj["source"]) or pair[1][1] > len(obj["target"]):
-                raise _InputError(f"field 'sentence_pairs': item {k} runs past the end of the text")
-    return {"id": obj["id"], "source": obj["source"], "target": obj["target"],
-            "sentence_pairs": pairs}
+def _check_sentence_pairs(pairs, record, name: str, problems: list[Problem]) -> None:
+    if pairs is None:
+        return
+    field_name = "sentence_pairs"
+    if not isinstance(pairs, list):
+        problems.append(Problem(name, record.line, field_name,
+                                "expected a list of [[start, end], [start, end]]"))
+        return
+    texts = {"source": record.source, "target": record.target}
+    for k, pair in enumerate(pairs):
+        if not isinstance(pair, list) or len(pair) != 2:
+            problems.append(Problem(name, record.line, f"{field_name}[{k}]", "not a pair"))
+            continue
+        for side, span in zip(("source", "target"), pair):
+            if not isinstance(span, list) or len(span) != 2:
+                problems.append(Problem(name, record.line, f"{field_name}[{k}].{side}",
+                                        "expected [start, end]"))
+                continue
+            problem = span_problem(side, span[0], span[1], texts)
+            if problem:
+                problems.append(Problem(name, record.line, f"{field_name}[{k}].{side}",
+                                        problem))
 
 
 def _parse_detectors(value: str | None, no_embeddings: bool) -> set[str] | None:
@@ -87,24 +103,11 @@ def align(file: str, detectors: str | None, workers: int, no_embeddings: bool,
           contextual_renderings: bool) -> None:
     """Print pre-highlighting suggestions for each pair in FILE.jsonl (one JSON per line)."""
     wanted = _parse_detectors(detectors, no_embeddings)
-    records = []
-    seen: set = set()
-    with open(file, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                try:
-                    obj = strict_json.loads(line)
-                except strict_json.StrictJSONError as exc:
-                    raise _InputError(f"field 'id': {exc}") from None
-                found = strict_json.value_problem(obj)
-                if found is not None:
-                    raise _InputError(f"field {found[0]!r}: {found[1]}")
-                records.append(_validate(obj, seen))
-            except _InputError as exc:
-                click.echo(f"{file}:{number}: {exc}", err=True)
-                sys.exit(2)
+    try:
+        records = read_pairs(Path(file))
+    except IngestError as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(2)
     embedder = HashingEmbedder() if no_embeddings else None
     settings = AlignSettings(contextual_renderings=contextual_renderings)
     for pair_id, suggestions in suggest_many(records, workers=workers, detectors=wanted,
