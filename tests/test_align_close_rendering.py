@@ -1,5 +1,5 @@
 """The kind of a box in a close rendering (issue #14): where the simplification renders its
-source sentence by sentence, every box takes its kind from the text as DESIGN §3.3 defines
+source sentence by sentence, every box takes its kind from the text as docs/rules.md §3.3 defines
 the kinds (an item cut out with nothing in its place, or a sentence no simplified sentence
 covers, is a deletion); in a free rewrite the model's kind stays. Texts: documents of the
 planted benchmark (benchmarks/eval_data/generate.py) and a real InfoLossQA pair; real
@@ -67,7 +67,7 @@ def _boxes_on(source, target, phrase, embedder):
 
 def test_a_statistic_cut_out_beside_a_reworded_word_is_a_deletion():
     """"placebo (OR 1.8, ...)" became "the dummy pill": the shorter target side renders
-    "placebo", not the odds ratio. DESIGN §3.3 as written calls the region shorter, hence
+    "placebo", not the odds ratio. docs/rules.md §3.3 as written calls the region shorter, hence
     vaguer; the stricter reading calls the statistic cut out."""
     sentence = (SOURCE.index("RESULTS"), SOURCE.index(" Adverse"))
     rendered = (TARGET.index("Blood sugar got"), TARGET.index(" Side"))

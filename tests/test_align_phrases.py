@@ -2,7 +2,7 @@
 
 Pairs quoted from the InfoLossQA development data (Trienes et al. 2024, CC BY 4.0;
 document 5018291, where both experts marked the dosing groups as fuzzy concepts) and
-the example of DESIGN §3.3 ("serum 25(OH)D level <30 ng/ml" -> "low vitamin D levels").
+the example of docs/rules.md §3.3 ("serum 25(OH)D level <30 ng/ml" -> "low vitamin D levels").
 """
 
 import os

@@ -4,7 +4,7 @@ A field is rated on *units* (a rated item, or a matched pair of edits); each uni
 a document (for the document bootstrap) and has one value per rater who rated it. Values are
 the schema's statistics values (``Option.stat_value``; Devaraj's -1 "gibberish" counts as 3).
 
-Which coefficients (DESIGN section 5):
+Which coefficients (docs/rules.md §5):
 - choice: nominal alpha (Krippendorff 2011), Randolph (2005) with k = number of options in the
   schema, Fleiss (1971), Cohen (1960) per rater pair, percent agreement, Devaraj et al.
   (2022) majority statistics, confusion matrix per rater pair;

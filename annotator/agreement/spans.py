@@ -1,6 +1,6 @@
 """Span agreement between annotators: exact and partial (token-IoU) F1 per label and macro.
 
-Definitions follow Trienes et al. (2024, InfoLossQA) and DESIGN section 5. For one pair of
+Definitions follow Trienes et al. (2024, InfoLossQA) and docs/rules.md §5. For one pair of
 annotators on one document, one side and one label, the first annotator (by name) is "gold",
 the other "predicted":
 

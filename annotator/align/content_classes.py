@@ -1,6 +1,6 @@
 """Regular expressions for the specific content whose loss InfoLossQA annotators flag.
 
-DESIGN §3.3 / InfoLossQA (Trienes et al. 2024): the information that plain-language
+docs/rules.md §3.3 / InfoLossQA (Trienes et al. 2024): the information that plain-language
 summaries drop or blur is mostly numbers with units, statistics (p-values, confidence
 intervals, relative risks, ± values), dosages, durations, named instruments/scales,
 acronyms, parentheticals and study-design terms. :func:`find_content` returns every

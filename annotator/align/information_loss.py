@@ -1,4 +1,4 @@
-"""Deletion and oversimplification candidates (DESIGN §3.3, InfoLossQA).
+"""Deletion and oversimplification candidates (docs/rules.md §3.3, InfoLossQA).
 
 InfoLossQA (Trienes et al. 2024) annotates two kinds of information loss in
 plain-language summaries of abstracts: *deletions* (content of the original absent from
@@ -84,7 +84,7 @@ def content_losses(source: str, target: str, src_region: tuple[int, int],
     ``tgt_region`` None means the source sentences are unaligned (only deletions).
     ``missing``: the region's content missing from the target (offsets in ``source``), when
     the caller found it already; else it is found here.
-    ``shorter_is_vaguer`` (DESIGN §3.3 as written): a replace region whose target side is
+    ``shorter_is_vaguer`` (docs/rules.md §3.3 as written): a replace region whose target side is
     shorter renders the item more vaguely. False: only when the source side holds nothing
     but the item; a shorter target side beside other source words ("placebo (p = 0.003)"
     → "the dummy pill") renders those words, and the item was cut out. Generic wording on

@@ -102,7 +102,7 @@ class SentenceRow:
     # deletion threshold, AlignSettings.deletion_similarity_threshold).
     uncovered: bool = False
     # Missing items the token diff with the closest simplified sentence shows cut out with
-    # nothing in their place (DESIGN §3.3's deletion candidates within aligned pairs, with
+    # nothing in their place (docs/rules.md §3.3's deletion candidates within aligned pairs, with
     # "shorter" read strictly: ``content_losses(..., shorter_is_vaguer=False)``).
     cut_out: list[Mention] = field(default_factory=list)
 
@@ -221,7 +221,7 @@ class LossRanker:
         evidence of a loss, at its own probability.
 
         In a close rendering (:func:`close_rendering`) every box takes its kind from the
-        text, as DESIGN §3.3 defines the kinds: a deletion when no simplified sentence
+        text, as docs/rules.md §3.3 defines the kinds: a deletion when no simplified sentence
         covers the sentence or an item was cut out with nothing in its place
         (``SentenceRow.cut_out``), else the model's kind. There the token diff with the
         closest simplified sentence is a sentence-by-sentence comparison; in a free

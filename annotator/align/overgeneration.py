@@ -1,4 +1,4 @@
-"""Overgeneration detectors beyond the trailing rule (DESIGN §3.2, SimpleOG).
+"""Overgeneration detectors beyond the trailing rule (docs/rules.md §3.2, SimpleOG).
 
 SimpleOG's confirmed overgeneration splits into leaked model instructions (75.7%),
 ungrounded information injection (16.2%), repetitive content (4.5%) and other (3.6%).

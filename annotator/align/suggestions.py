@@ -1,4 +1,4 @@
-"""The Suggestion record every pre-highlighter returns (DESIGN §3).
+"""The Suggestion record every pre-highlighter returns (docs/rules.md §3).
 
 A suggestion carries its kind (the UI colours by it), character spans on each side, a
 score in [0, 1], the method that produced it and a one-line explanation shown as a

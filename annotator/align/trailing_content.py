@@ -1,4 +1,4 @@
-"""Trailing content: the SimpleOG overgeneration rule (DESIGN §3.1).
+"""Trailing content: the SimpleOG overgeneration rule (docs/rules.md §3.1).
 
 SimpleOG flags a simplification that keeps going after it has finished rendering its
 source sentence: leaked model instructions ("(I chose 'rephrase' as the internal

@@ -1,4 +1,4 @@
-"""The nine QA-quality criteria (DESIGN 4.3): which options count as *good* when results
+"""The nine QA-quality criteria (docs/rules.md §4.3): which options count as *good* when results
 are binarised, and which ratings are *negative* (and so need a written rationale).
 
 Binarising: good = the options in GOOD; 'na' (localization of a deletion, which has no

@@ -2,7 +2,7 @@
 
 Input is a list of :class:`QARating` (one rater's value of one criterion for one QA item)
 and the options the schema offers per criterion. Agreement is Randolph's free-marginal
-kappa with k = the number of options the schema offers for that criterion (DESIGN 5);
+kappa with k = the number of options the schema offers for that criterion (docs/rules.md §5);
 results count every rater's rating (two per item), as shares of each option and, after
 binarising (:mod:`criteria`), the share of good ratings.
 """

@@ -1,6 +1,6 @@
 """Pairwise recall of reference QAs (pure): candidate mining, calibration, aggregation.
 
-- Mining (DESIGN 4.4): embed "question answer" of every reference and model QA of a
+- Mining (docs/rules.md §4.4): embed "question answer" of every reference and model QA of a
   document; a pair is a *candidate* when its cosine similarity exceeds T (default 0.65).
   Pairs below T are not compared and count as "not recalled"; the share of comparisons
   saved is 1 - candidates / all pairs.

@@ -1,4 +1,4 @@
-// Gentle, automatic guidance for QA edits (DESIGN §4.1). Warnings only; nothing blocks.
+// Gentle, automatic guidance for QA edits (docs/rules.md §4.1). Warnings only; nothing blocks.
 // Pure functions over strings, so tests can import and call them directly.
 
 const YES_NO = new Set(("is are was were do does did can could has have had will would should " +
