@@ -40,7 +40,6 @@ def documents(project_id: int):
         args["status"] = ""
     everything = document_rows(db(), project)
     add_scores(db(), project, everything)
-    db().commit()  # queue entries recomputed just now (as the queue page does)
     rows = select_rows(everything, search=args["q"], status=args["status"],
                        annotator=args["annotator"], sort=args["sort"],
                        descending=args["dir"] == "desc")
