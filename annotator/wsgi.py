@@ -1,5 +1,13 @@
-"""WSGI entry point for gunicorn: ``gunicorn 'annotator.wsgi:app'``."""
+"""WSGI entry point for gunicorn: ``gunicorn 'annotator.wsgi:app'``.
+
+Under ``annotator serve --workers N`` the migrations and the start-up queue refresh have
+run once before gunicorn started (``MIGRATED_ENV``), so the workers skip them; started by
+hand, each worker brings the database up to date itself (idempotent, serialised by the
+database)."""
+
+import os
 
 from annotator.app import create_app
+from annotator.commands.serve import MIGRATED_ENV
 
-app = create_app()
+app = create_app(migrate=os.environ.get(MIGRATED_ENV) != "1")

@@ -30,15 +30,23 @@ def is_loopback(host: str) -> bool:
 # actions: a server closing it first races the next request on it (a reset connection).
 GUNICORN_THREADS = 4
 KEEP_ALIVE_SECONDS = 75
+# Set by `annotator serve` for its gunicorn workers: it ran the migrations and the start-up
+# queue refresh once itself, so no worker runs them again (annotator/wsgi.py).
+MIGRATED_ENV = "ANNOTATOR_SERVE_MIGRATED"
 
 
-def gunicorn_argv(workers: int, bind: str, *, access_log: bool = True) -> list[str]:
-    """The gunicorn command line `annotator serve --workers N` runs (the load test too)."""
+def gunicorn_argv(workers: int, bind: str, *, access_log: bool = True,
+                  migrated: bool = False) -> list[str]:
+    """The gunicorn command line `annotator serve --workers N` runs (the load test too).
+
+    ``migrated``: the caller has run the migrations and the start-up queue refresh already,
+    so the workers skip them (``MIGRATED_ENV``); otherwise each worker runs them on start."""
     gunicorn = shutil.which("gunicorn") or os.path.join(os.path.dirname(sys.executable),
                                                         "gunicorn")
     return [gunicorn, "--workers", str(workers), "--threads", str(GUNICORN_THREADS),
             "--keep-alive", str(KEEP_ALIVE_SECONDS), "--bind", bind,
-            *(["--access-logfile", "-"] if access_log else []), "annotator.wsgi:app"]
+            *(["--access-logfile", "-"] if access_log else []),
+            *(["--env", f"{MIGRATED_ENV}=1"] if migrated else []), "annotator.wsgi:app"]
 
 
 # A random key of 32 characters uses many distinct ones (token_hex: about 14 of 16); a key
@@ -67,12 +75,13 @@ def run_server(host: str, port: int, workers: int) -> None:
     if workers > 1:
         click.echo(f"serving with gunicorn, {workers} workers of {GUNICORN_THREADS} threads, "
                    f"on http://{host}:{port}/")
-        raise SystemExit(subprocess.call(gunicorn_argv(workers, f"{host}:{port}")))
+        raise SystemExit(subprocess.call(gunicorn_argv(workers, f"{host}:{port}",
+                                                       migrated=True)))
     from werkzeug.serving import run_simple
 
     from annotator.app import create_app
 
-    app = create_app(config)
+    app = create_app(config, migrate=False)  # `serve` migrated before calling
     click.echo(f"serving on http://{host}:{port}/  (Ctrl+C to stop)")
     run_simple(host, port, app, threaded=True, use_reloader=False)
 
