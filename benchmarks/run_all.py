@@ -30,6 +30,7 @@ SMALL = {
     "bench_embeddings.py": ["--pairs", "20"],
     "bench_annotate_page.py": ["--rounds", "20"],
     "bench_data_manager.py": ["--documents", "40", "--rounds", "5"],
+    "bench_readers.py": ["--documents", "20000", "--thresh", "2000"],
     "scale.py": ["--documents", "500", "--repeats", "3"],
     "load_test.py": ["--annotators", "3", "--seconds", "5", "--workers", "1",
                      "--documents", "6"],
