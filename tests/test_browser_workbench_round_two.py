@@ -1,0 +1,41 @@
+"""The annotation page shows what is true (issue 35) in Debian's Chromium: a saved edit and
+a pending suggestion of the same kind must not look alike."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser_helpers import (
+    SOURCE,
+    add_edit,
+    open_page,
+    prepare,
+    span,
+    standard_suggestions,
+)
+from tests.conftest import browser_login
+
+pytestmark = pytest.mark.browser
+
+LOOK = """e => { const s = getComputedStyle(e);
+    return {outline: s.outlineStyle, line: s.textDecorationLine, fill: s.backgroundColor}; }"""
+
+
+def test_saved_edit_is_not_drawn_like_a_pending_suggestion(page, live_server, study, database):
+    aid = study["assignments"]["ana"][0]
+    prepare(database, aid, suggestions=standard_suggestions())
+    add_edit(
+        database, aid, "oversimplification", {"question": "Q?"},
+        [("source", *span(SOURCE, "Pain was measured"))],
+    )
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    pending = page.locator(".seg.sugg.sg-oversimplification", has_text="Numeric").first
+    saved = page.locator(".seg.has-edit", has_text="Pain was").first
+    pending_look, saved_look = pending.evaluate(LOOK), saved.evaluate(LOOK)
+    # Pending suggestions are boxed with a dashed line (not yet anyone's decision); saved
+    # edits are bars under the text, with no box and no text underline of their own.
+    assert pending_look["outline"] == "dashed", pending_look
+    assert saved_look["outline"] == "none", saved_look
+    assert saved_look["line"] == "none", saved_look
+    assert pending_look != saved_look
