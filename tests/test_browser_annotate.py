@@ -115,6 +115,7 @@ def test_mouse_edit_accept_and_reload_keep_offsets(page, live_server, study, dat
     page.click("#popover [data-type=oversimplification]")
     tgt = span(TARGET, "got the drug ketamine")
     drag_select(page, "target", tgt[0] + 1, tgt[1] - 2)
+    page.click("#popover .pop-add")  # a selection joins the open edit only when asked to
     page.fill("#edit-form [data-field=question]", "How much ketamine did the adults get?")
     page.fill("#edit-form [data-field=answer]", "0.5 mg for every kilogram of body weight, into a vein.")
     page.locator("#edit-form .choice", has_text="major").click()

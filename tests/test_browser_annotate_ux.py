@@ -156,6 +156,7 @@ def test_undo_and_redo_spans_fields_delete_and_suggestions(page, live_server, st
     drag_select(page, "source", *first)
     page.click("#popover [data-type=deletion]")
     drag_select(page, "source", *second)
+    page.click("#popover .pop-add")  # a selection joins the open edit only when asked to
     settle(page)
     [edit] = server_edits(database, aid)
     assert len(edit["spans"]) == 2

@@ -8,6 +8,7 @@ import pytest
 from tests.browser_helpers import (
     SOURCE,
     add_edit,
+    drag_select,
     open_page,
     prepare,
     span,
@@ -39,3 +40,22 @@ def test_saved_edit_is_not_drawn_like_a_pending_suggestion(page, live_server, st
     assert saved_look["outline"] == "none", saved_look
     assert saved_look["line"] == "none", saved_look
     assert pending_look != saved_look
+
+
+def test_a_selection_while_an_edit_is_open_asks_before_joining_it(page, live_server, study,
+                                                                  database):
+    aid = study["assignments"]["ana"][0]
+    prepare(database, aid)
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    drag_select(page, "source", *span(SOURCE, "124 adults"))
+    page.locator("#popover [data-type=deletion]").click()
+    assert page.locator("#edit-form .chip").count() == 1
+    drag_select(page, "source", *span(SOURCE, "double-blind"))
+    # Nothing joined yet: the menu asks, offering the open edit first.
+    join = page.locator("#popover .pop-add")
+    join.wait_for()
+    assert "Add to the open Deletion edit" in join.inner_text()
+    assert page.locator("#edit-form .chip").count() == 1
+    join.click()
+    assert page.locator("#edit-form .chip").count() == 2

@@ -10,12 +10,18 @@ const sideWord = (s) => (s === "source" ? "original" : "simplification");
 export function makePopover(ctx) {
   const hidePopover = () => { ctx.els.popover.hidden = true; };
 
-  function showPopover({ side, start, end, rect }, note) {
+  function showPopover({ side, start, end, rect }, note, addTo = null) {
     const types = ctx.state.schema.edit_types.filter((t) => t.sides.includes(side));
     const pop = ctx.els.popover;
-    if (!types.length) { ctx.notify("No edit type of this schema marks this side."); return; }
-    fill(pop, 
+    if (!types.length && !addTo) { ctx.notify("No edit type of this schema marks this side."); return; }
+    const join = addTo && el("button", { type: "button", class: "pop-choice pop-add", onclick: () => {
+      hidePopover();
+      ctx.addSpan(addTo.edit, side, start, end);
+      clearSelection();
+    } }, `Add to ${addTo.label}`);
+    fill(pop,
       note ? el("p", { class: "small muted" }, note) : null,
+      join,
       el("p", { class: "small" }, "New edit with this span:"),
       ...types.map((t) => {
         const b = el("button", { type: "button", class: "pop-choice", dataset: { type: t.name }, onclick: () => {
@@ -42,8 +48,10 @@ export function makePopover(ctx) {
     if (ctx.locked()) return;
     const active = ctx.edits.find(ctx.state.activeKey);
     if (active) {
-      if (ctx.addSpan(active, sel.side, sel.start, sel.end)) { clearSelection(); return; }
       const type = ctx.state.typesByName[active.edit_type];
+      // Ask rather than add: a selection made while an edit is open used to join that edit
+      // without a word (issue 35). Joining stays the first, focused choice (Enter).
+      if (type.sides.includes(sel.side)) { showPopover(sel, null, { edit: active, label: `the open ${type.label} edit` }); return; }
       showPopover(sel, `${type.label} spans lie only in the ${type.sides.map((s) => sideWord(s)).join(" and ")}.`);
       return;
     }
