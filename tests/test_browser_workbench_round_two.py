@@ -59,3 +59,19 @@ def test_a_selection_while_an_edit_is_open_asks_before_joining_it(page, live_ser
     assert page.locator("#edit-form .chip").count() == 1
     join.click()
     assert page.locator("#edit-form .chip").count() == 2
+
+
+def test_after_a_type_change_the_form_describes_the_new_type(page, live_server, study, database):
+    aid = study["assignments"]["ana"][0]
+    prepare(database, aid)
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    drag_select(page, "source", *span(SOURCE, "124 adults"))
+    page.locator("#popover [data-type=deletion]").click()
+    described = "t => window.annotator.state.typesByName[t].description"
+    old, new = page.evaluate(described, "deletion"), page.evaluate(described, "oversimplification")
+    assert old and new and old != new
+    help_text = page.locator("#edit-form > p.help")
+    assert help_text.inner_text() == old
+    page.locator("#edit-form .types .choice", has_text="Oversimplification").click()
+    assert help_text.inner_text() == new

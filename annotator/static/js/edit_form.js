@@ -126,7 +126,10 @@ export function renderEditForm(ctx, container, edit) {
       const input = el("input", { type: "radio", name: `type-${edit.key}`, value: t.name, checked: t.name === edit.edit_type, disabled: locked });
       input.addEventListener("change", () => {
         const dropped = ctx.edits.setType(edit, t.name);
+        // Rebuild the form: the description, fields and conditions belong to the new type.
+        ctx.formKey = null;
         ctx.render();
+        ctx.els.form.querySelector(`.types input[value="${t.name}"]`)?.focus({ preventScroll: true });
         if (dropped) ctx.notify(`${dropped} span(s) removed: ${t.label} spans lie only in the ${t.sides.map((s) => SIDE_LABEL[s].toLowerCase()).join(" and ")}.`);
       });
       return el("label", { class: "choice" }, input, el("span", {}, t.label));
