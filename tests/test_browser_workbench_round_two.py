@@ -75,3 +75,19 @@ def test_after_a_type_change_the_form_describes_the_new_type(page, live_server, 
     assert help_text.inner_text() == old
     page.locator("#edit-form .types .choice", has_text="Oversimplification").click()
     assert help_text.inner_text() == new
+
+
+def test_the_unreviewed_count_follows_the_reviews(page, live_server, study, database):
+    aid = study["assignments"]["ana"][0]
+    ids = prepare(database, aid, suggestions=standard_suggestions())["suggestions"]
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    page.keyboard.press("Control+Enter")
+    box = page.locator("#missing")
+    box.locator("text=3 suggestions not reviewed yet").wait_for()
+    page.evaluate("id => window.annotator.suggestions.dismiss(id)", ids[0])
+    box.locator("text=2 suggestions not reviewed yet").wait_for()
+    for sid in ids[1:]:
+        page.evaluate("id => window.annotator.suggestions.dismiss(id)", sid)
+    page.wait_for_selector("#missing", state="hidden")
+    assert "not reviewed" not in box.inner_text()

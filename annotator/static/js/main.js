@@ -120,6 +120,7 @@ Object.assign(ctx, {
     ctx.refreshList();
     ctx.suggestions.renderToggles();
     ctx.suggestions.renderCard();
+    ctx.status?.refresh();
   },
   repaint() {
     for (const side of SIDES) ctx.maps[side] = paint(ctx.segments[side], sideLayers(ctx.state, side), ctx.state);

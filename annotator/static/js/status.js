@@ -9,6 +9,7 @@ export function makeStatus(ctx) {
 
   const showMissing = (missing) => {
     const box = ctx.els.missing;
+    delete box.dataset.shows;
     if (!missing || !missing.length) { box.hidden = true; box.replaceChildren(); return; }
     box.hidden = false;
     box.replaceChildren(
@@ -43,6 +44,7 @@ export function makeStatus(ctx) {
   const warnUnreviewed = (open) => {
     const box = ctx.els.missing;
     box.hidden = false;
+    box.dataset.shows = "unreviewed";
     box.replaceChildren(
       el("div", { class: "missing-head" },
         el("strong", {}, `${open} suggestion${open > 1 ? "s" : ""} not reviewed yet`),
@@ -113,5 +115,15 @@ export function makeStatus(ctx) {
     );
   };
 
-  return { markDone, reopen, showMissing, conflictBanner };
+  /** Keep the "not reviewed yet" count true while suggestions are handled (issue 35): a
+   *  stale count stayed on screen after the last one was reviewed. */
+  const refresh = () => {
+    if (ctx.els.missing.dataset.shows !== "unreviewed") return;
+    const open = visibleSuggestions(state).length;
+    if (!open) { showMissing(null); return; }
+    ctx.els.missing.querySelector(".missing-head strong").textContent =
+      `${open} suggestion${open > 1 ? "s" : ""} not reviewed yet`;
+  };
+
+  return { markDone, reopen, showMissing, conflictBanner, refresh };
 }
