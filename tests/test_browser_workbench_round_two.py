@@ -91,3 +91,24 @@ def test_the_unreviewed_count_follows_the_reviews(page, live_server, study, data
         page.evaluate("id => window.annotator.suggestions.dismiss(id)", sid)
     page.wait_for_selector("#missing", state="hidden")
     assert "not reviewed" not in box.inner_text()
+
+
+def test_the_missing_list_drops_what_was_filled_in(page, live_server, study, database):
+    aid = study["assignments"]["ana"][0]
+    prepare(database, aid)
+    add_edit(database, aid, "deletion", {}, [("source", *span(SOURCE, "124 adults"))])
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    page.keyboard.press("Control+Enter")
+    box = page.locator("#missing")
+    box.locator("text=missing").first.wait_for()
+    before = box.locator("li").count()
+    assert before >= 1 and "Question is required" in box.inner_text()
+    page.locator("#missing li button", has_text="Question").click()
+    page.keyboard.type("How many adults took part?")
+    # The answered item leaves the list; the typing kept its focus.
+    page.wait_for_function(
+        "n => document.getElementById('missing').hidden"
+        " || document.querySelectorAll('#missing li').length < n", arg=before)
+    assert "Question is required" not in box.inner_text()
+    assert page.evaluate("document.activeElement.dataset.field") == "question"

@@ -91,7 +91,7 @@ Object.assign(ctx, {
     }
     ctx.refreshList();
   },
-  refreshList: () => renderEditList(ctx, ctx.els.list),
+  refreshList: () => { renderEditList(ctx, ctx.els.list); ctx.status?.refresh(); },
   onHistory() {
     const off = ctx.locked();
     ctx.els.undo.disabled = off || !ctx.history.canUndo;
@@ -120,7 +120,6 @@ Object.assign(ctx, {
     ctx.refreshList();
     ctx.suggestions.renderToggles();
     ctx.suggestions.renderCard();
-    ctx.status?.refresh();
   },
   repaint() {
     for (const side of SIDES) ctx.maps[side] = paint(ctx.segments[side], sideLayers(ctx.state, side), ctx.state);

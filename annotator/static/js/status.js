@@ -7,18 +7,21 @@ import { visibleSuggestions } from "./highlights.js";
 export function makeStatus(ctx) {
   const { state } = ctx;
 
-  const showMissing = (missing) => {
+  let shownMissing = [];
+  const showMissing = (missing, { focus = true } = {}) => {
     const box = ctx.els.missing;
     delete box.dataset.shows;
     if (!missing || !missing.length) { box.hidden = true; box.replaceChildren(); return; }
     box.hidden = false;
+    box.dataset.shows = "missing";
+    shownMissing = missing;
     box.replaceChildren(
       el("div", { class: "missing-head" },
         el("strong", {}, `Not done yet — ${missing.length} thing${missing.length > 1 ? "s" : ""} missing`),
         el("button", { type: "button", class: "ghost small", onclick: () => showMissing(null) }, "Hide")),
       el("ul", {}, missing.map((m) => el("li", {}, el("button", { type: "button", class: "link",
         onclick: () => goTo(m) }, m.message)))));
-    box.querySelector("li button")?.focus();
+    if (focus) box.querySelector("li button")?.focus();
   };
 
   const goTo = (m) => {
@@ -115,9 +118,29 @@ export function makeStatus(ctx) {
     );
   };
 
+  /** Whether an item of the server's "missing" list is still missing in the page's state
+   *  (the server decides again at the next Mark done; this only drops what was fixed). */
+  const stillMissing = (m) => {
+    const empty = (v) => v == null || v === "" || (Array.isArray(v) && !v.length);
+    if (m.edit_id != null) {
+      const edit = state.edits.find((e) => e.id === m.edit_id);
+      if (!edit) return false;
+      if (m.field.startsWith("spans.")) return !edit.spans.some((s) => s.side === m.field.slice(6));
+      return empty(edit.fields[m.field]);
+    }
+    if (m.key) return empty(state.ratings.get(m.key)?.value);
+    return true;
+  };
+
   /** Keep the "not reviewed yet" count true while suggestions are handled (issue 35): a
    *  stale count stayed on screen after the last one was reviewed. */
   const refresh = () => {
+    if (ctx.els.missing.dataset.shows === "missing") {
+      const still = shownMissing.filter(stillMissing);
+      // Redrawn without taking the focus: the annotator is typing the missing answer.
+      if (still.length !== shownMissing.length) showMissing(still, { focus: false });
+      return;
+    }
     if (ctx.els.missing.dataset.shows !== "unreviewed") return;
     const open = visibleSuggestions(state).length;
     if (!open) { showMissing(null); return; }
