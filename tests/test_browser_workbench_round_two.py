@@ -1,5 +1,6 @@
-"""The annotation page shows what is true (issue 35) in Debian's Chromium: a saved edit and
-a pending suggestion of the same kind must not look alike."""
+"""The annotation page shows what is true (issue 35) in Debian's Chromium: saved edits do not
+look like pending suggestions, a selection joins an open edit only when asked to, and the
+form, the missing list and the unreviewed warning follow what the annotator did."""
 
 from __future__ import annotations
 
@@ -20,6 +21,16 @@ pytestmark = pytest.mark.browser
 
 LOOK = """e => { const s = getComputedStyle(e);
     return {outline: s.outlineStyle, line: s.textDecorationLine, fill: s.backgroundColor}; }"""
+
+
+def open_with_a_new_deletion(page, live_server, study, database):
+    """Ana's first document, with a deletion of "124 adults" made from a selection, open."""
+    aid = study["assignments"]["ana"][0]
+    prepare(database, aid)
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    drag_select(page, "source", *span(SOURCE, "124 adults"))
+    page.locator("#popover [data-type=deletion]").click()
 
 
 def test_saved_edit_is_not_drawn_like_a_pending_suggestion(page, live_server, study, database):
@@ -44,12 +55,7 @@ def test_saved_edit_is_not_drawn_like_a_pending_suggestion(page, live_server, st
 
 def test_a_selection_while_an_edit_is_open_asks_before_joining_it(page, live_server, study,
                                                                   database):
-    aid = study["assignments"]["ana"][0]
-    prepare(database, aid)
-    browser_login(page, live_server, "ana")
-    open_page(page, live_server, aid)
-    drag_select(page, "source", *span(SOURCE, "124 adults"))
-    page.locator("#popover [data-type=deletion]").click()
+    open_with_a_new_deletion(page, live_server, study, database)
     assert page.locator("#edit-form .chip").count() == 1
     drag_select(page, "source", *span(SOURCE, "double-blind"))
     # Nothing joined yet: the menu asks, offering the open edit first.
@@ -62,12 +68,7 @@ def test_a_selection_while_an_edit_is_open_asks_before_joining_it(page, live_ser
 
 
 def test_after_a_type_change_the_form_describes_the_new_type(page, live_server, study, database):
-    aid = study["assignments"]["ana"][0]
-    prepare(database, aid)
-    browser_login(page, live_server, "ana")
-    open_page(page, live_server, aid)
-    drag_select(page, "source", *span(SOURCE, "124 adults"))
-    page.locator("#popover [data-type=deletion]").click()
+    open_with_a_new_deletion(page, live_server, study, database)
     described = "t => window.annotator.state.typesByName[t].description"
     old, new = page.evaluate(described, "deletion"), page.evaluate(described, "oversimplification")
     assert old and new and old != new
