@@ -113,3 +113,15 @@ def test_the_missing_list_drops_what_was_filled_in(page, live_server, study, dat
         " || document.querySelectorAll('#missing li').length < n", arg=before)
     assert "Question is required" not in box.inner_text()
     assert page.evaluate("document.activeElement.dataset.field") == "question"
+
+
+def test_disabled_undo_and_redo_look_disabled(page, live_server, study, database):
+    aid = study["assignments"]["ana"][0]
+    prepare(database, aid)
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    undo = page.locator("#btn-undo, [aria-label^=Undo]").first
+    assert undo.is_disabled()
+    faded = "e => Number(getComputedStyle(e).opacity)"
+    assert undo.evaluate(faded) < 0.6
+    assert page.locator("#btn-help").evaluate(faded) == 1
