@@ -124,6 +124,8 @@ def pull(project_name, ls_project, out, do_import, email_domain, item_key, url, 
         if not do_import:
             return
         members = {str(k): v for k, v in labelstudio_server.server_users(ls).items()}
+        # A draft names its user by e-mail, a submission by id: both map to one account.
+        members.update({email: email for email in list(members.values())})
         if email_domain:
             suffix = "@" + email_domain.lstrip("@")
             members = {k: v[:-len(suffix)] if v.endswith(suffix) else v

@@ -53,9 +53,14 @@ REGION_KEYS = ("start", "end", "text", "labels")
 def annotator_name(value: Any, fallback: str | None,
                    annotator_map: dict[str, str] | None = None) -> str | None:
     """``completed_by`` / ``annotator`` of an export -> a user name, or None."""
+    # One rule for submissions, drafts and skips: a draft names its user by e-mail where
+    # an annotation gives a user id or object, so the map is tried with the id and then
+    # with the e-mail (the pull's map holds both for every member).
     user_id = value.get("id") if isinstance(value, dict) else value
-    if annotator_map and str(user_id) in annotator_map:
-        return annotator_map[str(user_id)]
+    email = value.get("email") if isinstance(value, dict) else value
+    for key in (user_id, email):
+        if annotator_map and key is not None and str(key) in annotator_map:
+            return annotator_map[str(key)]
     if isinstance(value, dict):
         value = value.get("email") or value.get("username")
     if isinstance(value, str) and value.strip():
