@@ -1,0 +1,54 @@
+"""The README's JSON examples are JSON: a code fence left open swallows the prose after it
+(it did once, under the Label Studio JSON-MIN example)."""
+
+import json
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def json_blocks(text: str) -> list[tuple[int, str]]:
+    """(line number, body) of every ```json block."""
+    blocks, lines = [], text.split("\n")
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() == "```json":
+            start, body = i + 1, []
+            i += 1
+            while i < len(lines) and lines[i].strip() != "```":
+                body.append(lines[i])
+                i += 1
+            assert i < len(lines), f"README.md:{start}: a ```json block is never closed"
+            blocks.append((start, "\n".join(body)))
+        i += 1
+    return blocks
+
+
+def parses(body: str) -> bool:
+    """One JSON value, or JSON lines (one value per non-blank line)."""
+    try:
+        json.loads(body)
+        return True
+    except ValueError:
+        pass
+    try:
+        for line in body.split("\n"):
+            if line.strip():
+                json.loads(line)
+        return True
+    except ValueError:
+        return False
+
+
+def test_every_json_example_in_the_readme_is_json():
+    blocks = json_blocks(README.read_text(encoding="utf-8"))
+    assert blocks, "the README has JSON examples"
+    bad = [line for line, body in blocks if not parses(body)]
+    assert bad == [], f"README.md lines {bad}: a ```json block that is not JSON"
+
+
+def test_fences_balance():
+    fences = [n for n, line in enumerate(README.read_text(encoding="utf-8").split("\n"), 1)
+              if re.match(r"^\s*```", line)]
+    assert len(fences) % 2 == 0, f"an unclosed code fence among README lines {fences}"
