@@ -88,6 +88,8 @@ def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
     field_types = {et.name: {f.name: f.type for f in et.fields} for et in schema.edit_types}
     field_options = {et.name: {f.name: [o.value for o in f.options] for f in et.fields}
                      for et in schema.edit_types}
+    field_conditions = {et.name: {f.name: f.when for f in et.fields if f.when is not None}
+                        for et in schema.edit_types}
     assignments = original_assignments(session, document)
     units = current_units(session, document, embed)
     rows = {e.id: e for e in source_edits(assignments)}
@@ -101,7 +103,7 @@ def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
             continue
         members = [views[i] for i in unit.edit_ids]
         verdict = decide_unit(members, everyone, rules, field_types, field_options,
-                              document.source, document.target)
+                              document.source, document.target, field_conditions)
         note = f"automatic ({rules.edit_rule} rule): {verdict.reason}"
         checked = (unit, [rows[i] for i in unit.edit_ids])  # open, known, undecided
         if verdict.action == "accept":

@@ -127,8 +127,10 @@ def _norm(fields: dict) -> dict:
 
 def decide_unit(members: Sequence[EditView], everyone: set[str], rules: AutoRules,
                 field_types: dict[str, dict[str, str]], field_options: dict,
-                source: str, target: str) -> Verdict:
-    """The verdict of ``rules`` on one unit (``members``: its edits, one per annotator)."""
+                source: str, target: str, field_conditions: dict | None = None) -> Verdict:
+    """The verdict of ``rules`` on one unit (``members``: its edits, one per annotator).
+    ``field_conditions``: per edit type, field name -> (parent field, allowed values) for
+    the schema's conditional questions (see :func:`merged_fields`)."""
     n = len(everyone)
     if rules.edit_rule == "identical":
         if len(members) > 1 and {m.annotator for m in members} == everyone \
@@ -152,7 +154,8 @@ def decide_unit(members: Sequence[EditView], everyone: set[str], rules: AutoRule
     agreeing = sorted(agreeing, key=lambda e: e.id)
     base = agreeing[0]
     fields, problems = merged_fields(agreeing, base, rules, field_types.get(edit_type, {}),
-                                     field_options.get(edit_type, {}))
+                                     field_options.get(edit_type, {}),
+                                     (field_conditions or {}).get(edit_type, {}))
     if problems:
         return Verdict("leave", "; ".join(problems), [e.id for e in agreeing], base.id)
     spans = (merged_spans(agreeing, source, target) if rules.span_merge == "majority_tokens"
@@ -166,12 +169,29 @@ def decide_unit(members: Sequence[EditView], everyone: set[str], rules: AutoRule
 
 
 def merged_fields(agreeing: Sequence[EditView], base: EditView, rules: AutoRules,
-                  types: dict[str, str], options: dict[str, list]) -> tuple[dict, list[str]]:
-    """The gold edit's fields under the per-field modes, and why a field blocks the unit."""
+                  types: dict[str, str], options: dict[str, list],
+                  conditions: dict[str, tuple] | None = None) -> tuple[dict, list[str]]:
+    """The gold edit's fields under the per-field modes, and why a field blocks the unit.
+
+    A conditional question (``conditions``: name -> (parent, allowed values), parents
+    listed before their sub-questions as in the schema) is decided over the whole answer
+    path: it is only merged when the merged parent answer asks it, and only from the edits
+    that gave that same parent answer. So two annotators' 'less' never combine with a third
+    one's sub-answer of 'same' into an edit the schema refuses (SALSA's nested questions)."""
+    conditions = conditions or {}
     fields, problems = {}, []
+    voters = {name: list(agreeing) for name in types}
     for name, ftype in types.items():
+        condition = conditions.get(name)
+        if condition is not None:
+            parent, allowed = condition
+            if parent not in fields or answer_value(fields[parent]) not in allowed:
+                continue  # not asked given the merged answers (or the parent is undecided)
+            voters[name] = [e for e in voters.get(parent, agreeing)
+                            if _same(answer_value(e.fields.get(parent)),
+                                     answer_value(fields[parent]))]
         mode = rules.field_mode(name, ftype)
-        values = [e.fields.get(name) for e in agreeing]
+        values = [e.fields.get(name) for e in voters[name]]
         present = [v for v in values if answer_value(v) not in (None, "")]
         if mode == "ignore":
             if base.fields.get(name) not in (None, ""):
@@ -186,7 +206,8 @@ def merged_fields(agreeing: Sequence[EditView], base: EditView, rules: AutoRules
             continue
         outcome = resolve_labels([answer_value(v) for v in values])
         if not outcome.resolved:
-            problems.append(f"{name}: no majority value ({outcome.status})")
+            given = ", ".join(f"{json.loads(k)!r} x{c}" for k, c in outcome.counts)
+            problems.append(f"{name}: no majority value ({outcome.status}): {given}")
             continue
         fields[name] = next(v for v in present if _same(answer_value(v), outcome.value))
     return fields, problems

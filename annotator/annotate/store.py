@@ -33,7 +33,7 @@ from annotator.models import (
     Suggestion,
     SuggestionAction,
 )
-from annotator.schemas import EditType, FieldSpec, Schema, field_applies
+from annotator.schemas import EditType, FieldSpec, Schema, unmet_condition
 from annotator.study import audit
 from annotator.study.projects import project_schema
 
@@ -126,8 +126,9 @@ def validate_fields(fields: Any, specs: tuple[FieldSpec, ...]) -> dict[str, Any]
             clean[name] = value
     for name, value in clean.items():
         spec = known[name]
-        if spec.when is not None and not field_applies(spec, specs, clean):
-            parent, values = spec.when
+        unmet = unmet_condition(spec, specs, clean) if spec.when is not None else None
+        if unmet is not None:
+            parent, values = unmet
             wanted = " or ".join(repr(v) for v in values)
             problems.append({"field": f"fields.{name}", "message": f"only answered when "
                              f"{parent} is {wanted} (it is {clean.get(parent)!r})"

@@ -150,17 +150,25 @@ class EditType:
 def field_applies(spec: FieldSpec, fields: tuple[FieldSpec, ...], values: dict[str, Any]) -> bool:
     """Whether ``spec`` is asked given ``values``: its condition holds and its parent is
     asked too (a chain of conditions, as Thresh's nested questions)."""
+    return unmet_condition(spec, fields, values) is None
+
+
+def unmet_condition(spec: FieldSpec, fields: tuple[FieldSpec, ...],
+                    values: dict[str, Any]) -> tuple[str, tuple[Any, ...]] | None:
+    """The first condition on the path from ``spec`` up to its root question that
+    ``values`` do not meet, as (field, allowed values); None when ``spec`` is asked. A
+    message names this link, not the direct parent, whose own condition may hold."""
     seen = set()
     while spec.when is not None and spec.name not in seen:
         seen.add(spec.name)
         parent_name, allowed = spec.when
         if values.get(parent_name) not in allowed:
-            return False
+            return parent_name, allowed
         parent = next((f for f in fields if f.name == parent_name), None)
         if parent is None:
-            return False
+            return parent_name, allowed
         spec = parent
-    return True
+    return None
 
 
 @dataclass(frozen=True)
