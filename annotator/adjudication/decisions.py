@@ -83,7 +83,10 @@ def accept(session, document, edit_ids, chosen_id: int, user, note="", *,
     chosen = next((e for e in edits if e.id == chosen_id), None)
     if chosen is None:
         raise AdjudicationError("the accepted edit is not part of this unit")
-    return _decide(session, document, "accept", user, edits, [_copy(chosen)], note, automatic)
+    # A composite comes with its constituents; gold_record links them again.
+    parts = [_copy(e) for e in edits if e.parent_id == chosen.id]
+    return _decide(session, document, "accept", user, edits, [_copy(chosen)] + parts, note,
+                   automatic)
 
 
 def keep_both(session, document, edit_ids, user, note="", keep_ids=None):

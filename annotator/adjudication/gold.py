@@ -64,6 +64,11 @@ def gold_record(session: Session, document: Document) -> dict:
     authors.update({snap["id"]: snap.get("annotator") for d in active.values()
                     for snap in (d.before if isinstance(d.before, list) else [])
                     if isinstance(snap, dict) and "id" in snap})
+    # The composite each source edit is a constituent of, as the decisions saw them: a gold
+    # constituent names its composite's source edit (listed in that gold edit's sources).
+    composite_of = {snap["id"]: snap.get("parent_id") for d in active.values()
+                    for snap in (d.before if isinstance(d.before, list) else [])
+                    if isinstance(snap, dict) and "id" in snap}
     edits = []
     for gold in session.scalars(select(GoldEdit).where(GoldEdit.document_id == document.id)
                                 .order_by(GoldEdit.id)):
@@ -85,6 +90,9 @@ def gold_record(session: Session, document: Document) -> dict:
                 "unit_edit_ids": sorted(decision.source_edit_ids),
             },
         })
+        parents = {composite_of.get(i) for i in gold.source_edit_ids} - {None}
+        if parents:
+            edits[-1]["provenance"]["constituent_of"] = sorted(parents)
     edits.sort(
         key=lambda e: (
             _first(e["spans"]),

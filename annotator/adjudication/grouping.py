@@ -14,6 +14,11 @@ Evidence is the source (original) side when an edit has source spans, else the t
 tokens are whitespace tokens, as in the agreement engine's partial span F1. Links are taken
 greedily, strongest first; a unit never holds two edits of the same annotator. Edits left
 alone form single-edit units ("unmatched"), so none is lost.
+
+Composite edits (SALSA's split and structure, Heineman et al. 2023) are units with their
+constituents: a composite's evidence is its own spans and its constituents' spans, it links
+only with a composite of the same type, and its constituents join whatever unit it is in
+(they are never grouped, nor decided, on their own).
 """
 
 from __future__ import annotations
@@ -41,6 +46,13 @@ class EditView:
     edit_type: str
     spans: tuple[tuple[str, int, int], ...]
     fields: dict = field(default_factory=dict, hash=False, compare=False)
+    parent_id: int | None = None  # the composite this edit is a constituent of
+    # A composite's constituents as (edit type, sorted spans), sorted: how composites match.
+    constituents: tuple = ()
+
+    @property
+    def evidence_spans(self) -> tuple[tuple[str, int, int], ...]:
+        return self.spans + tuple(s for _, spans in self.constituents for s in spans)
 
     @property
     def question(self) -> str:
@@ -77,10 +89,11 @@ def unit_key(edit_ids: Sequence[int]) -> str:
 
 def evidence_tokens(edit: EditView, tokens: dict[str, np.ndarray]) -> tuple[str, frozenset]:
     """(side, token indices) of the edit's evidence: source spans if any, else target."""
-    sides = {s for s, _, _ in edit.spans}
+    spans = edit.evidence_spans
+    sides = {s for s, _, _ in spans}
     side = "source" if "source" in sides or not sides else "target"
     indices = set()
-    for s, start, end in edit.spans:
+    for s, start, end in spans:
         if s == side:
             lo, hi = token_range(tokens[side], start, end)
             indices.update(range(lo, hi))
@@ -126,12 +139,20 @@ def group_edits(edits: Sequence[EditView], source: str, target: str,
                 embed: Callable[[list[str]], np.ndarray] | None = None,
                 **thresholds) -> list[Unit]:
     """Candidate units of ``edits`` (of one document), ordered by their first edit id."""
-    edits = sorted(edits, key=lambda e: e.id)
+    ids = {e.id for e in edits}
+    parts: dict[int, list[int]] = {}
+    for e in edits:
+        if e.parent_id in ids:
+            parts.setdefault(e.parent_id, []).append(e.id)
+    edits = sorted((e for e in edits if e.parent_id not in ids), key=lambda e: e.id)
     iou, similarity = pair_scores(edits, source, target, embed)
     links = []
     for i, j in combinations(range(len(edits)), 2):
         if edits[i].annotator == edits[j].annotator:
             continue
+        if (edits[i].constituents or edits[j].constituents) \
+                and edits[i].edit_type != edits[j].edit_type:
+            continue  # a composite matches a composite of its own type only
         sim = None if similarity is None else float(similarity[i, j])
         strength = link_strength(float(iou[i, j]), sim, **thresholds)
         if strength is not None:
@@ -154,6 +175,9 @@ def group_edits(edits: Sequence[EditView], source: str, target: str,
         members[ri] |= members.pop(rj)
     units = [_unit([edits[k] for k in sorted(group)], iou, similarity, sorted(group))
              for group in members.values()]
+    for unit in units:
+        unit.edit_ids = sorted(unit.edit_ids + [c for i in unit.edit_ids
+                                                for c in parts.get(i, [])])
     return sorted(units, key=lambda u: u.edit_ids[0])
 
 

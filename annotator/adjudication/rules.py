@@ -113,10 +113,11 @@ class Verdict:
 
 
 def identical(edits: Sequence[EditView]) -> bool:
-    """Same type, same spans and the same field values (text trimmed, case-folded; the
-    comment left out)."""
+    """Same type, same spans, the same constituents (type and spans, for a composite) and
+    the same field values (text trimmed, case-folded; the comment left out)."""
     first = edits[0]
     return all(e.edit_type == first.edit_type and sorted(e.spans) == sorted(first.spans)
+               and e.constituents == first.constituents
                and _norm(e.fields) == _norm(first.fields) for e in edits[1:])
 
 
@@ -132,11 +133,16 @@ def decide_unit(members: Sequence[EditView], everyone: set[str], rules: AutoRule
     ``field_conditions``: per edit type, field name -> (parent field, allowed values) for
     the schema's conditional questions (see :func:`merged_fields`)."""
     n = len(everyone)
+    # A unit's constituents follow their composite: the verdict is on the top-level edits,
+    # and an accepted composite brings its constituents (``agreeing`` lists them all).
+    inside = {m.id for m in members}
+    everything = [m.id for m in members]
+    members = [m for m in members if m.parent_id not in inside]
     if rules.edit_rule == "identical":
         if len(members) > 1 and {m.annotator for m in members} == everyone \
                 and identical(members):
             return Verdict("accept", "identical edits of every annotator",
-                           [m.id for m in members], members[0].id)
+                           everything, members[0].id)
         return Verdict("leave", "not every annotator marked the very same edit")
     k = rules.needed(n)
     by_type: dict[str, list[EditView]] = {}
@@ -148,11 +154,19 @@ def decide_unit(members: Sequence[EditView], everyone: set[str], rules: AutoRule
         absent = n - len({m.annotator for m in members})
         if absent >= k and rules.minority == "reject":
             return Verdict("reject", f"{absent} of {n} annotators marked no edit here "
-                           f"(majority rule: {k} of {n})", [m.id for m in members])
+                           f"(majority rule: {k} of {n})", everything)
         return Verdict("leave", f"{len(agreeing)} of {n} annotators agree on "
                        f"{edit_type}; the majority rule needs {k}")
     agreeing = sorted(agreeing, key=lambda e: e.id)
     base = agreeing[0]
+    if any(e.constituents for e in agreeing):
+        if not identical(agreeing):
+            return Verdict("leave", f"{len(agreeing)} of {n} annotators marked {edit_type} "
+                           "here but their composites differ (constituents' types or spans, "
+                           "or answers); the lead decides", [e.id for e in agreeing], base.id)
+        return Verdict("accept", f"{len(agreeing)} of {n} annotators marked the same "
+                       f"{edit_type} with the same constituents (majority rule: {k} of {n})",
+                       everything, base.id)
     fields, problems = merged_fields(agreeing, base, rules, field_types.get(edit_type, {}),
                                      field_options.get(edit_type, {}),
                                      (field_conditions or {}).get(edit_type, {}))

@@ -277,7 +277,10 @@ def edit_view(edit: Edit) -> EditView:
     snapshot = edit_snapshot(edit)
     return EditView(id=edit.id, annotator=snapshot["annotator"], edit_type=edit.edit_type,
                     spans=tuple((s["side"], s["start"], s["end"]) for s in snapshot["spans"]),
-                    fields=snapshot["fields"])
+                    fields=snapshot["fields"], parent_id=edit.parent_id,
+                    constituents=tuple(sorted(
+                        (c.edit_type, tuple(sorted((s.side, s.start, s.end) for s in c.spans)))
+                        for c in edit.assignment.edits if c.parent_id == edit.id)))
 
 
 def edit_snapshot(edit: Edit) -> dict:
