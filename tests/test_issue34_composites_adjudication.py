@@ -84,3 +84,18 @@ def test_identical_composites_of_a_majority_are_accepted_with_their_constituents
             assert any(f"{agreed} annotators marked the same {composites[0]['category']}"
                        in (note or "") for note in notes), notes
     database.dispose()
+
+
+def test_a_record_without_edits_but_with_span_keys_is_imported_with_a_warning(env, tmp_path):
+    record = {"id": "p1", "source": "A long sentence here.", "target": "A sentence.",
+              "metadata": {"annotator": "ann_a"}, "edits": [],
+              "spans": [{"start": 2, "end": 6, "label": "deletion"}]}
+    data = tmp_path / "odd.json"
+    data.write_text(json.dumps([record]), encoding="utf-8")
+    run("project", "create", "salsa", "--schema", SALSA / "salsa.yml")
+    out = run("import", "salsa", data, "--format", "thresh")
+    assert (f"{data}:1: no edits read (edits are read from 'edits'), but the record carries "
+            "'spans', which look like annotations") in out
+    record["spans"] = []  # empty: nothing unread, no warning
+    data.write_text(json.dumps([{**record, "id": "p2"}]), encoding="utf-8")
+    assert "look like annotations" not in run("import", "salsa", data, "--format", "thresh")

@@ -63,6 +63,7 @@ from annotator.interop.records import (
     record_id,
     span_pairs,
 )
+from annotator.interop.unread_keys import annotation_like_keys, no_edits_note
 from annotator.schemas import Schema
 
 # Thresh categories of published typologies -> edit types; an alias applies to every schema
@@ -184,6 +185,9 @@ class _Reader:
         status, says_done = _status(row, name, line, problems)
         if len(problems) > before:
             return None
+        unread = annotation_like_keys(row, {"edits"}) if not edits else []
+        if unread:
+            self.notes.append(no_edits_note(name, line, unread, "edits"))
         kept = {k: v for k, v in row.items() if k not in TEXT_KEYS}
         kept["_keys"] = list(row)  # which keys the record had, so an export writes the same
         return AnnotationRecord(document_id=doc_id, annotator=who, line=line,
