@@ -49,6 +49,7 @@ class Edit:
     edit_type: str
     fields: dict = field(default_factory=dict)
     spans: list[Span] = field(default_factory=list)
+    parent_id: str | None = None  # the composite edit this one is a constituent of
 
 
 @dataclass
@@ -87,6 +88,8 @@ class AgreementInput:
     ratings: list[Rating]
     work: list[Work]
     embed: Callable[[list[str]], np.ndarray] | None = None
+    # How constituents of composite edits count (annotator.agreement.composites).
+    constituents: str = "own_type"
 
 
 def document_annotators(inp: AgreementInput) -> dict[str, list[str]]:

@@ -23,6 +23,7 @@ from .alpha import (
     unit_counts,
 )
 from .bootstrap import Bootstrap
+from .composites import with_composites
 from .data import AgreementInput, document_annotators
 from .descriptives import annotator_profiles, positions, question_similarity, sections
 from .errors import UndefinedAgreement
@@ -50,6 +51,8 @@ CITATIONS = {
 def build_report(inp: AgreementInput, *, bootstrap: int = 1000, seed: int = 0,
                  iou_threshold: float = 0.5, first_span_only: bool = False) -> dict:
     """The full agreement report of ``inp`` (see docs/agreement.md for every key)."""
+    given = inp
+    inp, composites = with_composites(inp, inp.constituents)
     schema = inp.schema
     docs = list(inp.documents)
     doc_index = {d.id: i for i, d in enumerate(docs)}
@@ -77,12 +80,19 @@ def build_report(inp: AgreementInput, *, bootstrap: int = 1000, seed: int = 0,
         "counts": {
             "documents": len(docs),
             "annotators": len(names),
-            "edits": len(inp.edits),
+            "edits": len(given.edits),
             "ratings": len(inp.ratings),
             "documents_with_2plus_annotators": sum(len(v) >= 2 for v in annotators.values()),
         },
         "warnings": [],
     }
+    if composites:
+        report["composites"] = composites
+        report["settings"]["constituents"] = composites["convention"]
+        for item in composites["excluded"]:
+            report["warnings"].append(f"edit {item['edit']} ({item['edit_type']}, "
+                                      f"{item['annotator']} on {item['document']}) left out: "
+                                      f"{item['reason']}")
     report["fields"], report["aggregation"] = _rating_fields(
         inp, doc_index, boot, report["warnings"]
     )

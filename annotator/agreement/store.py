@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from annotator.agreement.bootstrap import DEFAULT_RESAMPLES
+from annotator.agreement.composites import convention_of
 from annotator.agreement.data import AgreementInput, Document, Edit, Rating, Span, Work
 from annotator.agreement.report import build_report
 from annotator.core.serialise import edit_to_dict
@@ -75,13 +76,16 @@ def load_agreement_input(session: Session, project: Project, *, embed=None) -> A
             e = edit_to_dict(row)
             edits.append(Edit(id=str(e["id"]), document_id=doc_id, annotator=name,
                               edit_type=e["edit_type"], fields=e["fields"],
-                              spans=[Span(**s) for s in e["spans"]]))
+                              spans=[Span(**s) for s in e["spans"]],
+                              parent_id=None if e["parent_id"] is None
+                              else str(e["parent_id"])))
         for r in a.ratings:
             if r.value is not None:
                 ratings.append(Rating(document_id=doc_id, annotator=name, level=r.level,
                                       item=r.item, field=r.field, value=r.value))
     return AgreementInput(schema=project_schema(project), documents=documents, edits=edits,
-                          ratings=ratings, work=work, embed=embed)
+                          ratings=ratings, work=work, embed=embed,
+                          constituents=convention_of(project.settings))
 
 
 def change_marker(session: Session, project: Project) -> tuple:

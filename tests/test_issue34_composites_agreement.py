@@ -1,0 +1,80 @@
+"""Issue 34: composite edits (SALSA's structure / split) appear in the agreement report:
+token-level agreement per composite type and field agreement on their answers, under the
+project's convention for constituents, stated in the report (SALSA example, three annotators
+per sentence built in the test)."""
+
+from __future__ import annotations
+
+import json
+
+from sqlalchemy import select
+
+from annotator.config import Config
+from annotator.db import Database
+from annotator.models import Project
+from tests.test_interop_real_studies import SALSA
+from tests.test_issue34_composites_adjudication import composite_records, run, three_annotators
+
+
+def report_under(convention: str | None) -> dict:
+    database = Database(Config.from_env().database_url)
+    with database.session() as session:
+        project = session.scalars(select(Project).where(Project.name == "salsa")).one()
+        settings = dict(project.settings or {})
+        if convention is not None:
+            settings["agreement"] = {"constituents": convention}
+        project.settings = settings
+    database.dispose()
+    return json.loads(run("agreement", "salsa", "--json", "--bootstrap", "0"))
+
+
+def test_composites_get_token_and_field_agreement_under_the_stated_convention(env, tmp_path):
+    records = composite_records()
+    data = tmp_path / "three.json"
+    data.write_text(json.dumps(three_annotators(records)), encoding="utf-8")
+    run("project", "create", "salsa", "--schema", SALSA / "salsa.yml")
+    run("import", "salsa", data, "--format", "thresh")
+    kind = next(e["category"] for e in records[0]["edits"] if e.get("constituent_edits"))
+    n_composites = sum(1 for r in three_annotators(records) for e in r["edits"]
+                       if e.get("constituent_edits"))
+    n_parts = sum(len(e["constituent_edits"]) for r in three_annotators(records)
+                  for e in r["edits"] if e.get("constituent_edits"))
+
+    own = report_under(None)
+    assert own["composites"]["convention"] == "own_type"
+    assert own["settings"]["constituents"] == "own_type"
+    assert own["composites"]["composites"] == n_composites
+    assert own["composites"]["constituents"] == n_parts
+    assert own["composites"]["excluded"] == []
+    # before: composites had no token-level figure and every field "all ratings are missing"
+    assert kind in own["tokens"]["source"]["types"]
+    assert own["tokens"]["source"]["types"][kind]["fleiss"]["value"] is not None
+    answered = [v for k, v in own["edit_fields"].items()
+                if v["edit_type"] == kind and "." not in v["field"]]
+    assert answered and all(v["matched_pairs"] > 0 for v in answered)
+
+    salsa = report_under("composite")
+    assert salsa["composites"]["convention"] == "composite"
+    assert "SALSA" in salsa["composites"]["explanation"]
+    part_type = records[0]["edits"][0]["category"]
+    own_pairs = {k: v["matched_pairs"] for k, v in own["edit_fields"].items()}
+    salsa_pairs = {k: v["matched_pairs"] for k, v in salsa["edit_fields"].items()}
+    # constituents no longer pooled with their own type's top-level edits
+    assert sum(salsa_pairs.values()) < sum(own_pairs.values()), (part_type, salsa_pairs)
+    assert salsa["counts"]["edits"] == own["counts"]["edits"]  # every stored edit counted
+
+
+def test_an_unknown_convention_is_refused_naming_the_setting(env, tmp_path):
+    run("project", "create", "salsa", "--schema", SALSA / "salsa.yml")
+    database = Database(Config.from_env().database_url)
+    with database.session() as session:
+        project = session.scalars(select(Project).where(Project.name == "salsa")).one()
+        project.settings = {"agreement": {"constituents": "nested"}}
+    database.dispose()
+    from click.testing import CliRunner
+
+    from annotator.cli import main
+    result = CliRunner().invoke(main, ["agreement", "salsa", "--json"])
+    assert result.exit_code != 0
+    assert "agreement.constituents: 'nested' is not one of own_type, composite" in (
+        result.output + str(result.exception))
