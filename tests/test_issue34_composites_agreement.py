@@ -6,12 +6,13 @@ per sentence built in the test)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from sqlalchemy import select
 
 from annotator.config import Config
 from annotator.db import Database
-from annotator.models import Project
+from annotator.models import Assignment, Project
 from tests.test_interop_real_studies import SALSA
 from tests.test_issue34_composites_adjudication import composite_records, run, three_annotators
 
@@ -78,3 +79,38 @@ def test_an_unknown_convention_is_refused_naming_the_setting(env, tmp_path):
     assert result.exit_code != 0
     assert "agreement.constituents: 'nested' is not one of own_type, composite" in (
         result.output + str(result.exception))
+
+
+def test_the_release_manifest_states_the_convention_and_lists_left_out_edits(env, tmp_path):
+    records = composite_records()
+    rows = three_annotators(records)
+    # one annotator's record carries a composite with no constituents and no spans
+    kind = next(e["category"] for e in records[0]["edits"] if e.get("constituent_edits"))
+    empty = {**next(e for e in rows[0]["edits"] if e.get("constituent_edits")),
+             "id": 999, "constituent_edits": []}
+    rows[0]["edits"].append(empty)
+    data = tmp_path / "three.json"
+    data.write_text(json.dumps(rows), encoding="utf-8")
+    run("project", "create", "salsa", "--schema", SALSA / "salsa.yml")
+    run("import", "salsa", data, "--format", "thresh")
+    report = report_under("composite")
+    left = report["composites"]["excluded"]
+    assert [(x["edit_type"], x["annotator"], x["document"]) for x in left] == [
+        (kind, "ann_a", "s0")]
+    assert "has no evidence to compare" in left[0]["reason"]
+    assert any("left out: a composite without spans" in w for w in report["warnings"])
+
+    database = Database(Config.from_env().database_url)
+    with database.session() as session:
+        project = session.scalars(select(Project).where(Project.name == "salsa")).one()
+        project.settings = {**project.settings, "adjudication": {"edit_rule": "majority"}}
+        for a in session.scalars(select(Assignment)):
+            a.status = "done"
+    database.dispose()
+    run("adjudicate", "auto", "salsa", "--no-embeddings")
+    out = run("release", "cut", "salsa", "--version", "v1", "--bootstrap", "0")
+    folder = Path(out.strip().splitlines()[-1].removeprefix("written to "))
+    manifest = json.loads((folder / "MANIFEST.json").read_text(encoding="utf-8"))
+    assert manifest["agreement"]["constituents"] == "composite"
+    assert "SALSA" in manifest["agreement"]["constituents_explained"]
+    assert [x["edit_type"] for x in manifest["agreement"]["excluded_edits"]] == [kind]

@@ -22,6 +22,7 @@ database state differ only in ``created_at`` of the manifest.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -92,7 +93,8 @@ def cut_release(session: Session, project: Project, version: str, *, exports_pat
                    "guideline": project_schema(project).guideline,
                    "revisions": schema_revisions(session, project)},
         "agreement": {"on": "annotators' own work (pre-adjudication) on released documents",
-                      "bootstrap": bootstrap, "seed": seed, "embeddings": False},
+                      "bootstrap": bootstrap, "seed": seed, "embeddings": False,
+                      **_agreement_exclusions(files["agreement.json"])},
         "counts": _counts(records, documents, excluded, files),
         "excluded": excluded,
         "files": {name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
@@ -168,6 +170,17 @@ def agreement_report(session, project, released, bootstrap: int, seed: int) -> d
     report = build_report(data, bootstrap=bootstrap, seed=seed)
     report["project"] = project.name
     return report
+
+
+def _agreement_exclusions(report_json) -> dict:
+    """The agreement report's convention for composite edits and the edits it left out,
+    with the reasons, so the manifest says what the figures do not cover."""
+    composites = json.loads(report_json).get("composites") or {}
+    if not composites:
+        return {}
+    return {"constituents": composites["convention"],
+            "constituents_explained": composites["explanation"],
+            "excluded_edits": composites["excluded"]}
 
 
 def _counts(records, documents, excluded, files) -> dict:
