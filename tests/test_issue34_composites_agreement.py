@@ -114,3 +114,20 @@ def test_the_release_manifest_states_the_convention_and_lists_left_out_edits(env
     assert manifest["agreement"]["constituents"] == "composite"
     assert "SALSA" in manifest["agreement"]["constituents_explained"]
     assert [x["edit_type"] for x in manifest["agreement"]["excluded_edits"]] == [kind]
+
+
+def test_text_summary_states_the_convention_and_tells_sub_questions_apart(env, tmp_path):
+    data = tmp_path / "three.json"
+    data.write_text(json.dumps(three_annotators(composite_records())), encoding="utf-8")
+    run("project", "create", "salsa", "--schema", SALSA / "salsa.yml")
+    run("import", "salsa", data, "--format", "thresh")
+    report_under("composite")
+    text = run("agreement", "salsa", "--bootstrap", "0")
+    assert ("composite edits: constituents of composite edits count only under their "
+            "composite (SALSA's convention)") in text
+    report = json.loads(run("agreement", "salsa", "--json", "--bootstrap", "0"))
+    labels = {k: v["label"] for k, v in report["edit_fields"].items()}
+    assert labels["deletion.deletion_type.good_deletion"] == (
+        "Deletion, Rate the efficacy (how much it helps you to read and understand the "
+        "sentence?) (when deletion_type is good_deletion)")
+    assert len(set(labels.values())) == len(labels)  # no two lines read the same

@@ -148,11 +148,21 @@ def _edit_fields(inp, annotators, doc_index, boot):
                 continue
             units = edit_field_units(pairs, et.name, field, doc_index)
             out[f"{et.name}.{field.name}"] = {
-                "label": f"{et.label or et.name}, {field.label or field.name}",
+                "label": f"{et.label or et.name}, {field.label or field.name}"
+                         + _condition_text(field),
                 "edit_type": et.name, "field": field.name, "type": field.type,
                 "matched_pairs": sum(1 for x, _y in pairs if x.edit_type == et.name),
                 "metrics": field_agreement(units, field, len(doc_index), boot)}
     return out
+
+
+def _condition_text(field) -> str:
+    """A sub-question's answer path, so its line is told apart from its parent's and its
+    siblings' (SALSA's sub-questions share prompts such as "Rate the severity")."""
+    if not getattr(field, "when", None):
+        return ""
+    parent, values = field.when
+    return f" (when {parent} is {' or '.join(str(v) for v in values)})"
 
 
 def _spans(inp, annotators, side, boot, threshold, first_only) -> dict:

@@ -125,6 +125,11 @@ def summary_text(report: dict) -> str:
     lines = [(f"{report['project']}: {counts['documents']} documents, {counts['annotators']} "
               f"annotators, {counts['edits']} edits, {counts['ratings']} ratings "
               f"({counts['documents_with_2plus_annotators']} documents with 2+ annotators)")]
+    composites = report.get("composites")
+    if composites:
+        lines.append(f"  composite edits: {composites['explanation']}; "
+                     f"{len(composites['excluded'])} edit(s) left out"
+                     + ("" if not composites["excluded"] else " (listed in the warnings)"))
     for row in report.get("interpretation", []):
         title = row.get("title") or row["metric"]
         lines.append(f"  {title}: {_shown(row)}  <{row['metric']}>")
