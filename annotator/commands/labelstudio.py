@@ -105,16 +105,24 @@ def push(project_name, email_domain, url, token):
               "named NAME (as push --email-domain filed them).")
 @click.option("--item-key", "item_key", metavar="FIELD[,FIELD]",
               help="The task data field(s) that identify a document, as for import.")
+@click.option("--allow-deletions", is_flag=True,
+              help="Accept a pull that deletes stored edits (regions deleted in Label "
+              "Studio); without it such a pull is refused and lists them.")
 @server_options
-def pull(project_name, ls_project, out, do_import, email_domain, item_key, url, token):
+def pull(project_name, ls_project, out, do_import, email_domain, item_key, allow_deletions,
+         url, token):
     """Download the JSON export of a Label Studio project, and optionally import it.
 
     Work is filed under the account with the Label Studio member's e-mail; submitted
     annotations are done, drafts in progress, skipped (cancelled) ones skipped, and
-    lead_time is the time spent."""
+    lead_time is the time spent. The pull merges into the stored work: edits Label Studio
+    cannot hold (without a region) and edit metadata are kept, unchanged work is left
+    alone, and deleting stored edits needs --allow-deletions."""
     from annotator.ingest import IngestError
     from annotator.interop import labelstudio_server
+    from annotator.interop.annotations_store import project_records
     from annotator.interop.importing import import_annotations
+    from annotator.interop.labelstudio_merge import merge_pull
 
     ls = connect(url, token)
     with tempfile.TemporaryDirectory() as tmp:
@@ -123,24 +131,55 @@ def pull(project_name, ls_project, out, do_import, email_domain, item_key, url, 
                    + (f" to {path}" if out else ""))
         if not do_import:
             return
-        members = {str(k): v for k, v in labelstudio_server.server_users(ls).items()}
-        # A draft names its user by e-mail, a submission by id: both map to one account.
-        members.update({email: email for email in list(members.values())})
-        if email_domain:
-            suffix = "@" + email_domain.lstrip("@")
-            members = {k: v[:-len(suffix)] if v.endswith(suffix) else v
-                       for k, v in members.items()}
+        members = pull_identities(labelstudio_server.server_users(ls), email_domain)
+        merged = {}
+
+        def prepare(records, report):
+            result = merge_pull(records, project_records(session, project),
+                                file_name=str(path), allow_deletions=allow_deletions)
+            if result.problems:
+                raise IngestError(result.problems)
+            merged["result"] = result
+            if not result.records:
+                raise _NothingChanged()
+            return result.records
         database = open_database()
         try:
             with database.session() as session:
                 project = project_or_exit(session, project_name)
                 keys = tuple(k.strip() for k in (item_key or "").split(",") if k.strip())
-                report = import_annotations(session, project, path, "labelstudio",
-                                            annotator_map=members, replace=True,
-                                            item_key=keys)
+                try:
+                    report = import_annotations(session, project, path, "labelstudio",
+                                                annotator_map=members, replace=True,
+                                                item_key=keys, prepare=prepare)
+                except _NothingChanged:
+                    report = None
         except IngestError as exc:
             fail(f"nothing was imported.\n{exc}", code=2)
-        click.echo(f"imported {report.records} annotations ({report.edits} edits, "
-                   f"{report.ratings} ratings) into {project_name}")
-        for note in report.notes:
+        result = merged["result"]
+        if report is not None:
+            click.echo(f"imported {report.records} annotations ({report.edits} edits, "
+                       f"{report.ratings} ratings) into {project_name}")
+        click.echo(f"{result.unchanged} annotation(s) unchanged, left as stored; "
+                   f"{result.kept_without_region} edit(s) without a region kept")
+        for line in result.deletions:
+            click.echo(f"  deleted: {line}")
+        for note in (report.notes if report else []):
             click.echo(f"  note: {note}")
+
+
+class _NothingChanged(Exception):
+    """Every pulled annotation equals the stored one: nothing to write."""
+
+
+def pull_identities(users: dict, email_domain: str | None) -> dict[str, str]:
+    """Label Studio user id AND e-mail -> account name: a submission names its user by
+    id, a draft by e-mail, and both must land on one account (NAME@DOMAIN is NAME with
+    --email-domain)."""
+    suffix = "@" + email_domain.lstrip("@") if email_domain else None
+    names = {}
+    for user_id, email in users.items():
+        name = email[:-len(suffix)] if suffix and email.endswith(suffix) else email
+        names[str(user_id)] = name
+        names[email] = name
+    return names

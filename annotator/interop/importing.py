@@ -28,14 +28,17 @@ def import_annotations(session: Session, project: Project, path: Path, fmt: str,
                        user_id: int | None = None,
                        options: ImportOptions | None = None, item_key: tuple[str, ...] = (),
                        annotator_map: dict[str, str] | None = None,
-                       replace: bool = False) -> ImportReport:
+                       replace: bool = False, prepare=None) -> ImportReport:
     """Read ``path`` in ``fmt`` and store it; raises IngestError and writes nothing on any
     problem. The caller commits. ``item_key`` and ``annotator_map``: Label Studio (see
-    :mod:`annotator.interop.labelstudio`); ``replace``: see ``store_annotations``."""
+    :mod:`annotator.interop.labelstudio`); ``replace``: see ``store_annotations``;
+    ``prepare(records, report) -> records``: a step between reading and storing (a Label
+    Studio pull merges into the stored work there; it raises IngestError to refuse)."""
     return import_annotation_files(session, project, [(path, annotator)], fmt,
                                    category_map=category_map, user_id=user_id,
                                    options=options, item_key=item_key,
-                                   annotator_map=annotator_map, replace=replace)
+                                   annotator_map=annotator_map, replace=replace,
+                                   prepare=prepare)
 
 
 def import_annotation_files(session: Session, project: Project,
@@ -44,7 +47,7 @@ def import_annotation_files(session: Session, project: Project,
                             user_id: int | None = None, options: ImportOptions | None = None,
                             item_key: tuple[str, ...] = (),
                             annotator_map: dict[str, str] | None = None,
-                            replace: bool = False) -> ImportReport:
+                            replace: bool = False, prepare=None) -> ImportReport:
     """Several files (a study's batches, in the order given), each with the annotator to
     use where the format does not say, as ONE import: every file is read and every record
     checked before anything is written, so a problem in the last batch leaves the project
@@ -66,6 +69,8 @@ def import_annotation_files(session: Session, project: Project,
     if problems:
         raise IngestError(problems)
     name = ", ".join(str(path) for path, _ in files)
+    if prepare is not None:
+        records = prepare(records, report)
     return store_annotations(session, project, records, name, fmt=fmt, report=report,
                              user_id=user_id, options=options, replace=replace)
 
