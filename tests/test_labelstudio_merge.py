@@ -65,3 +65,11 @@ def test_a_draft_by_email_and_a_submission_by_id_are_one_account():
     names = pull_identities({3: "nadia@example.org", 4: "omar@lab.org"}, "example.org")
     assert names["3"] == names["nadia@example.org"] == "nadia"
     assert names["4"] == names["omar@lab.org"] == "omar@lab.org"
+
+
+def test_a_moved_region_is_a_changed_edit_not_a_deletion():
+    pulled = _record([_edit("omission", 0, 5), _edit("error", 1, 4)])
+    result = merge_pull([pulled], [_stored()], file_name="pull.json")
+    assert not result.problems and not result.deletions
+    moved = next(e for e in result.records[0].edits if e.edit_type == "error")
+    assert moved.meta == {"id": 2} and [(s.start, s.end) for s in moved.spans] == [(1, 4)]

@@ -99,6 +99,7 @@ class _Reader:
         self.item_key, self.annotator_map = item_key, annotator_map
         self.layout: Layout = layout(schema)
         self.problems: list[Problem] = []
+        self.task_id: Any = None  # the task being read, named in refusals
 
     def bad(self, line: int, where: str | None, message: str) -> None:
         self.problems.append(Problem(self.name, line, where, message))
@@ -152,6 +153,7 @@ class _Reader:
         if not isinstance(task, dict):
             self.bad(line, None, "expected a task object with data and annotations")
             return []
+        self.task_id = task.get("id")
         doc = self._document(task.get("data"), task.get("id"), line, "data")
         annotations, drafts = task.get("annotations", []), task.get("drafts", []) or []
         if doc is None:
@@ -322,18 +324,38 @@ class _Reader:
                 self.bad(line, at, "linked regions carry different labels")
                 continue
             fields, meta = {}, {}
-            for rid in ids:
-                for control_name, value, vat in values.get(rid, []):
-                    field = self.layout.region_fields.get(control_name, {}).get(edit_type)
-                    if field is None:
-                        self.bad(line, vat, f"{control_name!r} is not a field of {edit_type}")
-                        continue
-                    fields[field] = self._convert(control_name, value, line, vat)
+            answers = [(rid, *a) for rid in ids for a in values.get(rid, [])]
+            own = {self.layout.region_fields.get(c, {}).get(edit_type) for _, c, _, _ in answers}
+            for rid, control_name, value, vat in answers:
+                field = self.layout.region_fields.get(control_name, {}).get(edit_type)
+                if field is None:
+                    field = self._old_label_field(control_name, edit_type, own)
+                if field is None:
+                    self.bad(line, vat, f"task {self.task_id}, region {rid}: "
+                             f"{control_name!r} is not a field of {edit_type} (an answer "
+                             "kept under a label the region no longer has, which does not "
+                             "say which of its fields it is)")
+                    continue
+                fields[field] = self._convert(control_name, value, line, vat)
             extras = [regions[i][3] for i in ids]
             if any(extras):
                 meta["labelstudio_regions"] = extras
             edits.append(EditIn(edit_type, fields, [regions[i][1] for i in ids], at, meta))
         return edits
+
+    def _old_label_field(self, control_name: str, edit_type: str, own: set) -> str | None:
+        """The current label's field an answer kept under the region's old label stands
+        for (Label Studio keeps answers in the old label's boxes when a region is
+        relabelled): the field of the same name, when the current label has it and no
+        answer of its own gives it; else None (ambiguous)."""
+        names = set(self.layout.region_fields.get(control_name, {}).values())
+        if len(names) != 1:
+            return None
+        name = names.pop()
+        if name in own or not any(k[:2] == (edit_type, name)
+                                  for k in self.layout.region_control):
+            return None
+        return name
 
     # -- JSON-MIN --------------------------------------------------------------------
     def min_record(self, row: Any, line: int) -> list[AnnotationRecord]:

@@ -6,9 +6,11 @@ id, Thresh's extra keys) or our ids. A pull therefore:
 
 - re-attaches every stored edit without spans (push reported it as not representable);
 - gives each pulled edit the metadata of the stored edit it continues: the stored edit with
-  the same label and spans, else (a label changed in the page) the one with the same spans;
+  the same label and spans, else (a label changed in the page) the one with the same spans,
+  else (regions moved) one with the same label, else any stored edit left over;
 - leaves work that did not change alone, so it keeps its version and ``completed_at``;
-- lists every stored edit with regions the pull would delete; without ``allow_deletions``
+- lists the stored edits with regions the pull would delete (the page has fewer edits than
+  were stored); without ``allow_deletions``
   those are refused (file, line, task id, annotator) and nothing is written.
 """
 
@@ -50,8 +52,13 @@ def _reattach(pulled: AnnotationRecord, stored: AnnotationRecord) -> list[EditIn
     """Give pulled edits their stored metadata; return the stored edits (with regions)
     the pull has no counterpart for."""
     left = [e for e in stored.edits if e.spans]
+    # Most faithful pairing first: same label and regions; same regions (a label changed in
+    # the page); same label (regions moved or resized); then any leftover pair. Only stored
+    # edits left over after that are deletions: the page has fewer edits than we stored.
     for match in (lambda p, s: p.edit_type == s.edit_type and _spans(p) == _spans(s),
-                  lambda p, s: _spans(p) == _spans(s)):  # a label changed in the page
+                  lambda p, s: _spans(p) == _spans(s),
+                  lambda p, s: p.edit_type == s.edit_type,
+                  lambda p, s: True):
         for p in pulled.edits:
             if getattr(p, "_matched", False):
                 continue
