@@ -63,3 +63,20 @@ def test_an_ambiguous_answer_is_refused_with_task_and_region(tmp_path):
         read_labelstudio(path, schema)
     text = str(caught.value)
     assert "task 41, region e0-0" in text and "source_omission_question" in text
+
+
+def test_a_region_shows_only_its_own_labels_questions():
+    import xml.etree.ElementTree as ET
+
+    from annotator.interop.labelstudio_config import labeling_config
+
+    view = ET.fromstring(labeling_config(load_schema(TYPOLOGY)))
+    shown_for = {}
+    for box in view.iter("View"):
+        for control in box:
+            if control.get("perRegion"):
+                shown_for[control.get("name")] = box.get("whenLabelValue")
+    assert shown_for["source_omission_question"] == "omission"
+    assert shown_for["source_concept_question"] == "concept"
+    assert shown_for["target_concept_answer"] == "concept"
+    assert shown_for["source_comment"] is None  # one box shared by both labels

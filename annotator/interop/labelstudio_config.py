@@ -93,10 +93,13 @@ def labeling_config(schema: Schema) -> str:
                 ET.SubElement(labels, "Label", value=e.name, background=e.color,
                               hint=e.label)
     controls: dict[str, tuple[Control, str]] = {}
-    for (_, _, side), control in edit_field_controls(schema).items():
+    labels_of: dict[str, set[str]] = {}
+    for (edit_type, _, side), control in edit_field_controls(schema).items():
         controls.setdefault(control.name, (control, side))
+        labels_of.setdefault(control.name, set()).add(edit_type)
     for control, side in controls.values():
-        _control_element(view, control, side)
+        only = labels_of[control.name]
+        _control_element(view, control, side, next(iter(only)) if len(only) == 1 else None)
     for control in rating_controls(schema).values():
         _control_element(view, control, "source")
     xml = ET.tostring(view, encoding="unicode")
@@ -104,15 +107,20 @@ def labeling_config(schema: Schema) -> str:
     return xml
 
 
-def _control_element(view: ET.Element, control: Control, to_name: str) -> None:
+def _control_element(view: ET.Element, control: Control, to_name: str,
+                     label: str | None = None) -> None:
+    """``label``: the one edit type the control belongs to, when it is not shared."""
     spec = control.spec
     attrs: dict[str, Any] = {"name": control.name, "toName": to_name}
     if control.per_region:
         attrs["perRegion"] = "true"
         # Shown while a region of this side is selected, so one side's heading does not
-        # stand empty beside the other's inputs.
-        view = ET.SubElement(view, "View", visibleWhen="region-selected",
-                             whenTagName=f"{to_name}_labels")
+        # stand empty beside the other's inputs; a control of one label only while a region
+        # with that label is, so a region shows one Question/Answer pair, its own.
+        visible = {"visibleWhen": "region-selected", "whenTagName": f"{to_name}_labels"}
+        if label is not None:
+            visible["whenLabelValue"] = label
+        view = ET.SubElement(view, "View", **visible)
     ET.SubElement(view, "Header", value=spec.label, size="6")
     if spec.required:
         attrs["required"] = "true"
