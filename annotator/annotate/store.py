@@ -19,6 +19,7 @@ from sqlalchemy.orm.attributes import flag_modified
 from annotator.annotate.modes import schema_mode
 from annotator.core.keys import rating_key
 from annotator.core.limits import current_limits
+from annotator.core.problems import ValidationFailed  # noqa: F401  (re-exported: the old import path)
 from annotator.core.serialise import assignment_to_dict, edit_to_dict, rating_to_dict
 from annotator.core.shown import got
 from annotator.core.spans import span_problem
@@ -38,14 +39,6 @@ from annotator.study import audit
 from annotator.study.projects import project_schema
 
 MAX_TIME_REPORT_SECONDS = 300  # one heartbeat never adds more than this
-
-
-class ValidationFailed(ValueError):
-    """The request does not fit the schema or the text; ``problems`` says where."""
-
-    def __init__(self, problems: list[dict[str, str]]):
-        self.problems = problems
-        super().__init__("; ".join(f"{p['field']}: {p['message']}" for p in problems))
 
 
 class Conflict(Exception):

@@ -23,36 +23,12 @@ from typing import Any
 
 from annotator.core import strict_json
 from annotator.core.limits import current_limits
+from annotator.core.problems import IngestError, Problem  # noqa: F401  (re-exported: the old import path)
 
 FORMATS = ("jsonl", "json", "csv")
 RESERVED = {"id", "source", "target", "sentences", "meta", "source_sentences", "target_sentences"}
 MAX_ID_LENGTH = 200
-MAX_PROBLEMS_SHOWN = 20
 SENTENCE_JOINER = " "
-
-
-@dataclass(frozen=True)
-class Problem:
-    file: str
-    line: int | None
-    field: str | None
-    message: str
-
-    def __str__(self) -> str:
-        where = self.file if self.line is None else f"{self.file}:{self.line}"
-        what = f"field '{self.field}': " if self.field else ""
-        return f"{where}: {what}{self.message}"
-
-
-class IngestError(ValueError):
-    """One or more problems in an input file; nothing has been written."""
-
-    def __init__(self, problems: list[Problem]):
-        self.problems = problems
-        lines = [str(p) for p in problems[:MAX_PROBLEMS_SHOWN]]
-        if len(problems) > MAX_PROBLEMS_SHOWN:
-            lines.append(f"... and {len(problems) - MAX_PROBLEMS_SHOWN} more problems")
-        super().__init__("\n".join(lines))
 
 
 @dataclass
