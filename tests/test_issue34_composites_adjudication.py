@@ -26,6 +26,24 @@ def run(*args):
     return result.output
 
 
+
+def adjudicated_by_majority(rows: list[dict], tmp_path) -> Database:
+    """A SALSA project of ``rows`` (Thresh records), every assignment done, after
+    `adjudicate auto` with the majority edit rule; its database."""
+    data = tmp_path / "salsa-study.json"
+    data.write_text(json.dumps(rows), encoding="utf-8")
+    run("project", "create", "salsa", "--schema", SALSA / "salsa.yml")
+    run("import", "salsa", data, "--format", "thresh")
+    database = Database(Config.from_env().database_url)
+    with database.session() as session:
+        project = session.scalars(select(Project).where(Project.name == "salsa")).one()
+        project.settings = {**(project.settings or {}),
+                            "adjudication": {"edit_rule": "majority"}}
+        for a in session.scalars(select(Assignment)):
+            a.status = "done"
+    run("adjudicate", "auto", "salsa", "--no-embeddings")
+    return database
+
 def composite_records() -> list[dict]:
     """The first two SALSA records whose edits include a composite with constituents."""
     published = json.loads((SALSA / "salsa.json").read_text(encoding="utf-8"))
@@ -51,18 +69,7 @@ def three_annotators(records: list[dict]) -> list[dict]:
 def test_identical_composites_of_a_majority_are_accepted_with_their_constituents(env,
                                                                                  tmp_path):
     records = composite_records()
-    data = tmp_path / "three.json"
-    data.write_text(json.dumps(three_annotators(records)), encoding="utf-8")
-    run("project", "create", "salsa", "--schema", SALSA / "salsa.yml")
-    run("import", "salsa", data, "--format", "thresh")
-    database = Database(Config.from_env().database_url)
-    with database.session() as session:
-        project = session.scalars(select(Project).where(Project.name == "salsa")).one()
-        project.settings = {**(project.settings or {}),
-                            "adjudication": {"edit_rule": "majority"}}
-        for a in session.scalars(select(Assignment)):
-            a.status = "done"
-    run("adjudicate", "auto", "salsa", "--no-embeddings")
+    database = adjudicated_by_majority(three_annotators(records), tmp_path)
     with database.session() as session:
         for n, record in enumerate(records):
             document = session.scalars(select(Document).where(

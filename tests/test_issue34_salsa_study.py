@@ -13,12 +13,10 @@ from sqlalchemy import select
 
 from annotator.adjudication.gold import gold_record
 from annotator.annotate.store import validate_fields
-from annotator.config import Config
-from annotator.db import Database
-from annotator.models import AdjudicationDecision, Assignment, Document, Project
+from annotator.models import AdjudicationDecision, Document, Project
 from annotator.study.projects import project_schema
 from tests.test_interop_real_studies import SALSA
-from tests.test_issue34_composites_adjudication import WHO, run
+from tests.test_issue34_composites_adjudication import WHO, adjudicated_by_majority
 
 INFO = "substitution_info_change"
 
@@ -51,18 +49,7 @@ def study_rows() -> tuple[list[dict], list[dict]]:
 
 def test_whole_salsa_example_three_annotators_majority_gold_is_valid(env, tmp_path):
     published, rows = study_rows()
-    data = tmp_path / "salsa3.json"
-    data.write_text(json.dumps(rows), encoding="utf-8")
-    run("project", "create", "salsa", "--schema", SALSA / "salsa.yml")
-    run("import", "salsa", data, "--format", "thresh")
-    database = Database(Config.from_env().database_url)
-    with database.session() as session:
-        project = session.scalars(select(Project).where(Project.name == "salsa")).one()
-        project.settings = {**(project.settings or {}),
-                            "adjudication": {"edit_rule": "majority"}}
-        for a in session.scalars(select(Assignment)):
-            a.status = "done"
-    run("adjudicate", "auto", "salsa", "--no-embeddings")
+    database = adjudicated_by_majority(rows, tmp_path)
     with database.session() as session:
         project = session.scalars(select(Project).where(Project.name == "salsa")).one()
         schema = project_schema(project)
