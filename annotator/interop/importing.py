@@ -55,11 +55,12 @@ def import_annotation_files(session: Session, project: Project,
     earlier."""
     report = ImportReport()
     options = options or ImportOptions()
+    schema = project_schema(project)  # once per import, not once per batch file
     records, problems = [], []
     for path, annotator in files:
         try:
-            read = _read(session, project, path, fmt, annotator, category_map, options,
-                         item_key, annotator_map, report)
+            read = _read(session, project, schema, path, fmt, annotator, category_map,
+                         options, item_key, annotator_map, report)
         except IngestError as exc:
             problems += exc.problems
             continue
@@ -75,9 +76,8 @@ def import_annotation_files(session: Session, project: Project,
                              user_id=user_id, options=options, replace=replace)
 
 
-def _read(session, project, path, fmt, annotator, category_map, options, item_key,
+def _read(session, project, schema, path, fmt, annotator, category_map, options, item_key,
           annotator_map, report) -> list[AnnotationRecord]:
-    schema = project_schema(project)
     settings = dict(project.settings or {})
     if fmt == "thresh":
         from annotator.interop.thresh import read_thresh

@@ -11,8 +11,8 @@ from typing import Any, Callable
 
 from flask import abort, request
 
-from annotator.annotate.store import ValidationFailed
 from annotator.core import strict_json
+from annotator.core.problems import ValidationFailed
 
 
 def _is_int(v: Any) -> bool:
@@ -89,8 +89,6 @@ def form_and_query_problem(values) -> str | None:
 def refuse_nul_characters() -> None:
     """Before every request: a NUL in a form or query value is a 422 that names the field,
     before any view or query runs."""
-    from flask import abort, request
-
     problem = form_and_query_problem(request.args) or (
         form_and_query_problem(request.form) if request.mimetype in (
             "application/x-www-form-urlencoded", "multipart/form-data") else None)
