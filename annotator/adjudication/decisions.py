@@ -76,6 +76,30 @@ def _copy(edit, source_ids=None) -> dict:
             "source_edit_ids": source_ids or [edit.id]}
 
 
+# A composite (SALSA's structure / split, Heineman et al. 2023) is decided with its
+# constituents: whatever keeps a composite keeps copies of its constituents, which
+# gold_record links to it again (``provenance.constituent_of``), and a constituent whose
+# composite is in the unit is never kept on its own, which would cut it loose.
+
+
+def _top_level(edits: list) -> list:
+    """The unit's edits that are not constituents of another edit of the unit."""
+    ids = {e.id for e in edits}
+    return [e for e in edits if e.parent_id not in ids]
+
+
+def _with_constituents(edit, edits: list) -> list[dict]:
+    return [_copy(edit)] + [_copy(e) for e in edits if e.parent_id == edit.id]
+
+
+def _refuse_constituent(edit, edits: list, action: str) -> None:
+    if edit.parent_id in {e.id for e in edits}:
+        raise AdjudicationError(
+            f"edit {edit.id} is a constituent of edit {edit.parent_id} ({edit.edit_type} in a "
+            f"composite): {action} the composite, which keeps its constituents, or merge to "
+            "write a standalone edit")
+
+
 def accept(session, document, edit_ids, chosen_id: int, user, note="", *,
            automatic=False, checked=None) -> AdjudicationDecision:
     """Take one annotator's edit of the unit as the gold edit."""
@@ -83,20 +107,23 @@ def accept(session, document, edit_ids, chosen_id: int, user, note="", *,
     chosen = next((e for e in edits if e.id == chosen_id), None)
     if chosen is None:
         raise AdjudicationError("the accepted edit is not part of this unit")
-    # A composite comes with its constituents; gold_record links them again.
-    parts = [_copy(e) for e in edits if e.parent_id == chosen.id]
-    return _decide(session, document, "accept", user, edits, [_copy(chosen)] + parts, note,
-                   automatic)
+    _refuse_constituent(chosen, edits, "accept")
+    return _decide(session, document, "accept", user, edits,
+                   _with_constituents(chosen, edits), note, automatic)
 
 
 def keep_both(session, document, edit_ids, user, note="", keep_ids=None):
     """Keep several edits of the unit as distinct gold edits (two valid questions about the
     same evidence)."""
     _, edits = _unit_for(session, document, edit_ids)
-    keep = [e for e in edits if keep_ids is None or e.id in keep_ids]
+    for e in edits if keep_ids is not None else []:
+        if e.id in keep_ids:
+            _refuse_constituent(e, edits, "keep")
+    keep = [e for e in _top_level(edits) if keep_ids is None or e.id in keep_ids]
     if len(keep) < 2:
         raise AdjudicationError("keep both needs two or more edits; use accept for one")
-    return _decide(session, document, "keep_both", user, edits, [_copy(e) for e in keep], note)
+    return _decide(session, document, "keep_both", user, edits,
+                   [c for e in keep for c in _with_constituents(e, edits)], note)
 
 
 def reject(session, document, edit_ids, user, note="", *,
@@ -109,7 +136,12 @@ def reject(session, document, edit_ids, user, note="", *,
 def merge(session, document, edit_ids, base_id: int, user, *, edit_type=None,
           fields: dict | None = None, spans: list | None = None, note="", automatic=False,
           source_ids: list[int] | None = None, checked=None):
-    """One gold edit starting from ``base_id``'s edit, with the lead's spans and fields."""
+    """One gold edit starting from ``base_id``'s edit, with the lead's spans and fields.
+
+    A composite base of a composite type keeps copies of its constituents; the merged edit's
+    sources are then the unit's top-level edits (each constituent copy has its own). Merged
+    into a type that is not composite, the edit stands alone and names every edit of the
+    unit as its source."""
     _, edits = _unit_for(session, document, edit_ids, checked)
     base = next((e for e in edits if e.id == base_id), None)
     if base is None:
@@ -130,13 +162,16 @@ def merge(session, document, edit_ids, base_id: int, user, *, edit_type=None,
                  for f in type_spec.fields if f.required and f.name not in clean_fields]
     if problems:
         raise ValidationFailed(problems)
+    parts = [] if not type_spec.composite else _with_constituents(base, edits)[1:]
+    default_sources = _top_level(edits) if parts else edits
     outcome = {"edit_type": type_spec.name, "fields": clean_fields,
                "spans": sorted(({"side": s.side, "start": s.start, "end": s.end}
                                 for s in clean_spans),
                                key=lambda s: (s["side"], s["start"], s["end"])),
-               "source_edit_ids": sorted(source_ids or [e.id for e in edits]),
+               "source_edit_ids": sorted(source_ids or [e.id for e in default_sources]),
                "based_on": base.id}
-    return _decide(session, document, "merge", user, edits, [outcome], note, automatic)
+    return _decide(session, document, "merge", user, edits, [outcome] + parts, note,
+                   automatic)
 
 
 def regroup(session, document, groups: list[list[int]], user, note=""):

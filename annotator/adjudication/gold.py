@@ -90,8 +90,10 @@ def gold_record(session: Session, document: Document) -> dict:
                 "unit_edit_ids": sorted(decision.source_edit_ids),
             },
         })
-        parents = {composite_of.get(i) for i in gold.source_edit_ids} - {None}
-        if parents:
+        # A constituent copy comes from constituents only; an edit merged from a whole unit
+        # also names the unit's constituents among its sources but is not one of them.
+        parents = {composite_of.get(i) for i in gold.source_edit_ids}
+        if parents and None not in parents:
             edits[-1]["provenance"]["constituent_of"] = sorted(parents)
     edits.sort(
         key=lambda e: (
