@@ -14,7 +14,7 @@ from sqlalchemy.engine import make_url
 from annotator.adjudication import decisions as d
 from annotator.adjudication import store
 from annotator.adjudication.overview import apply_automatic, complete
-from annotator.agreement.store import bootstrap_settings, save_bootstrap_settings
+from annotator.agreement.store import bootstrap_settings, save_agreement_settings
 from annotator.annotate.assignment import assign_documents
 from annotator.cli import main
 from annotator.db import Database
@@ -53,7 +53,7 @@ def build_adjudicated_study(database: Database, folder, resamples: int) -> None:
         project = create_project(session, "qa", "infolossqa", leads=[users["lee"]])
         import_file(session, project, write_jsonl(folder / "qa.jsonl", records))
         assign_documents(session, project, ["ana", "ben"])
-        save_bootstrap_settings(project, bootstrap=resamples, seed=7)
+        save_agreement_settings(project, bootstrap=resamples, seed=7)
         docs = {doc.external_id: doc for doc in project.documents}
         q1, q2 = docs["q1"], docs["q2"]
         qa_edit(session, q1, "ana", "deletion", "2.5 mg/kg i.v. daily",

@@ -34,20 +34,28 @@ def bootstrap_settings(project: Project) -> dict:
             "seed": int(stored.get("seed", 0))}
 
 
-def save_bootstrap_settings(project: Project, *, bootstrap: int | None = None,
-                            seed: int | None = None) -> dict:
+def save_agreement_settings(project: Project, *, bootstrap: int | None = None,
+                            seed: int | None = None, constituents: str | None = None) -> dict:
+    """Store the project's own bootstrap, seed and constituent convention (issue 34: how
+    constituents of composite edits count, :data:`composites.CONVENTIONS`), checked here so
+    that a report is never the first to find a bad value."""
     current = bootstrap_settings(project)
     if bootstrap is not None:
         current["bootstrap"] = int(bootstrap)
     if seed is not None:
         current["seed"] = int(seed)
+    if constituents is not None:
+        current["constituents"] = convention_of({"agreement": {"constituents": constituents}})
     settings = dict(project.settings or {})
     settings["agreement"] = {**settings.get("agreement", {}), **current}
     project.settings = settings  # a new dict, so the JSON column is seen as changed
     return current
 
 
-def load_agreement_input(session: Session, project: Project, *, embed=None) -> AgreementInput:
+def load_agreement_input(session: Session, project: Project, *, embed=None,
+                         constituents: str | None = None) -> AgreementInput:
+    """The project's agreement input; ``constituents`` overrides the project's convention
+    for this report only."""
     documents = [
         Document(id=doc.external_id, source=doc.source, target=doc.target,
                  source_sentences=[tuple(s) for s in doc.source_sentences],
@@ -85,7 +93,9 @@ def load_agreement_input(session: Session, project: Project, *, embed=None) -> A
                                       item=r.item, field=r.field, value=r.value))
     return AgreementInput(schema=project_schema(project), documents=documents, edits=edits,
                           ratings=ratings, work=work, embed=embed,
-                          constituents=convention_of(project.settings))
+                          constituents=convention_of(
+                              {"agreement": {"constituents": constituents}} if constituents
+                              else project.settings))
 
 
 def change_marker(session: Session, project: Project) -> tuple:

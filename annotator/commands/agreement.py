@@ -7,11 +7,13 @@ from pathlib import Path
 
 import click
 
+from annotator.agreement.composites import CONVENTIONS, ConventionError
 from annotator.commands import SEED, open_database, project_or_exit
 
 
 def project_report(session, project, *, bootstrap: int, seed: int, first_span_only: bool,
-                   iou: float, embeddings: bool, sentences: str = "stored") -> dict:
+                   iou: float, embeddings: bool, sentences: str = "stored",
+                   constituents: str | None = None) -> dict:
     from annotator.agreement.report import build_report
     from annotator.agreement.store import load_agreement_input, prehighlighter_precision
 
@@ -20,7 +22,7 @@ def project_report(session, project, *, bootstrap: int, seed: int, first_span_on
         from annotator.align.embeddings import default_embedder
 
         embed = default_embedder().encode
-    data = load_agreement_input(session, project, embed=embed)
+    data = load_agreement_input(session, project, embed=embed, constituents=constituents)
     if sentences != "stored":
         from annotator.agreement.sentences import resplit
 
@@ -52,9 +54,14 @@ def _prehighlights_as_annotator(session, project, data) -> dict:
                    "default: the project's setting, 1000 unless saved otherwise).")
 @click.option("--seed", default=None, type=SEED,
               help="Seed of the bootstrap (default: the project's setting, 0).")
+@click.option("--constituents", type=click.Choice(CONVENTIONS), default=None,
+              help="How constituents of composite edits (SALSA's structure, split) count: "
+                   "own_type (under their own types too) or composite (only under their "
+                   "composite, SALSA's convention). Default: the project's setting, "
+                   "own_type unless saved otherwise.")
 @click.option("--save-settings", is_flag=True,
-              help="Store --bootstrap and --seed as the project's own: releases cut on the "
-                   "web page or with `annotator release` use them too.")
+              help="Store --bootstrap, --seed and --constituents as the project's own: "
+                   "releases cut on the web page or with `annotator release` use them too.")
 @click.option("--first-span-only", is_flag=True,
               help="Use only the first span of each edit per side, as the published "
                    "InfoLossQA figures did (default: every span counts).")
@@ -67,7 +74,7 @@ def _prehighlights_as_annotator(session, project, data) -> dict:
                    "InfoLossQA reference figures.")
 @click.option("--no-embeddings", is_flag=True,
               help="Skip question similarity (it loads the sentence-embedding model).")
-def agreement(project_name, as_json, html_path, bootstrap, seed, save_settings,
+def agreement(project_name, as_json, html_path, bootstrap, seed, constituents, save_settings,
               first_span_only, iou, sentences, no_embeddings):
     """Inter-annotator agreement of PROJECT, on the annotators' own (pre-adjudication) work.
 
@@ -77,20 +84,22 @@ def agreement(project_name, as_json, html_path, bootstrap, seed, save_settings,
     database = open_database()
     with database.session() as session:
         project = project_or_exit(session, project_name)
-        from annotator.agreement.store import (
-            bootstrap_settings,
-            save_bootstrap_settings,
-        )
+        from annotator.agreement.store import bootstrap_settings, save_agreement_settings
 
         if save_settings:
-            save_bootstrap_settings(project, bootstrap=bootstrap, seed=seed)
+            save_agreement_settings(project, bootstrap=bootstrap, seed=seed,
+                                    constituents=constituents)
             session.commit()
         configured = bootstrap_settings(project)
         bootstrap = configured["bootstrap"] if bootstrap is None else bootstrap
         seed = configured["seed"] if seed is None else seed
-        report = project_report(session, project, bootstrap=bootstrap, seed=seed,
-                                first_span_only=first_span_only, iou=iou,
-                                embeddings=not no_embeddings, sentences=sentences)
+        try:
+            report = project_report(session, project, bootstrap=bootstrap, seed=seed,
+                                    first_span_only=first_span_only, iou=iou,
+                                    embeddings=not no_embeddings, sentences=sentences,
+                                    constituents=constituents)
+        except ConventionError as error:  # a value stored before settings were checked
+            raise click.UsageError(f"project {project.name}: settings {error}") from error
     if html_path:
         from annotator.agreement.html_report import render_html
 
