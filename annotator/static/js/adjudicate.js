@@ -37,14 +37,27 @@ function chip(name) {
   return c;
 }
 
+// A composite edit (SALSA's structure, split) is decided with its constituents: they are
+// listed inside its row, with no buttons of their own (the server refuses them alone too).
+const constituentsOf = (unit, edit) => unit.edit_ids.map(editById).filter((e) => e.parent_id === edit.id);
+const topLevel = (unit) => unit.edit_ids.map(editById).filter((e) => !unit.edit_ids.includes(e.parent_id));
+
+function constituentList(parts) {
+  return el("div", { class: "constituents" },
+    el("p", { class: "meta" }, `${parts.length} constituent edit(s), decided with it:`),
+    ...parts.map((p) => el("div", { class: "constituent", "data-edit": String(p.id) },
+      el("strong", {}, typeSpec(state, p.edit_type).label), editDetails(state, p))));
+}
+
 function editRow(unit, edit, numbers) {
   const spec = typeSpec(state, edit.edit_type);
+  const parts = constituentsOf(unit, edit);
   const row = el("div", { class: "edit", "data-edit": String(edit.id), "data-annotator": edit.annotator },
     chip(edit.annotator), el("strong", {}, ` ${spec.label} `), el("span", { class: "meta" }, `${edit.annotator}'s edit ${numbers[edit.id]}`),
-    editDetails(state, edit));
+    editDetails(state, edit), parts.length ? constituentList(parts) : null);
   if (open() && !unit.decision) {
     row.append(el("div", { class: "edit-actions" },
-      el("button", { type: "button", class: "accept", onclick: () => decide({ action: "accept", edit_ids: unit.edit_ids, edit_id: edit.id, note: noteOf(unit) }) }, `Accept ${edit.annotator}'s`),
+      el("button", { type: "button", class: "accept", onclick: () => decide({ action: "accept", edit_ids: unit.edit_ids, edit_id: edit.id, note: noteOf(unit) }) }, `Accept ${edit.annotator}'s${parts.length ? ` (with ${parts.length} constituents)` : ""}`),
       el("button", { type: "button", class: "merge", onclick: (e) => openMerge(e.target.closest(".unit"), unit, edit, { state, decide, noteOf }) }, "Merge from this"),
       moveSelect(unit, edit)));
   }
@@ -73,7 +86,7 @@ function unitCard(unit, numbers) {
   card.addEventListener("mouseenter", () => highlightEdits(unit.edit_ids, true));
   card.addEventListener("mouseleave", () => highlightEdits(unit.edit_ids, false));
   card.addEventListener("focusin", () => focus(true));
-  for (const id of unit.edit_ids) card.append(editRow(unit, editById(id), numbers));
+  for (const edit of topLevel(unit)) card.append(editRow(unit, edit, numbers));
   const disputed = Object.entries(unit.fields).filter(([, v]) => !["unanimous", "missing"].includes(v.status));
   if (disputed.length) {
     const spec = typeSpec(state, editById(unit.edit_ids[0]).edit_type);
@@ -88,7 +101,7 @@ function unitCard(unit, numbers) {
   } else if (open()) {
     card.append(el("div", { class: "unit-actions" },
       el("input", { class: "note", placeholder: "note (optional)", size: 30, "aria-label": `note on unit ${unit.number}` }),
-      unit.edit_ids.length > 1 ? el("button", { type: "button", class: "keep-both", onclick: () => decide({ action: "keep_both", edit_ids: unit.edit_ids, note: noteOf(unit) }) }, "Keep both") : null,
+      topLevel(unit).length > 1 ? el("button", { type: "button", class: "keep-both", onclick: () => decide({ action: "keep_both", edit_ids: unit.edit_ids, note: noteOf(unit) }) }, "Keep both") : null,
       el("button", { type: "button", class: "reject", onclick: () => decide({ action: "reject", edit_ids: unit.edit_ids, note: noteOf(unit) }) }, "Reject")));
   }
   return card;
