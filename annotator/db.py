@@ -15,6 +15,8 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from annotator.adjudication.queue import QueueKeepingSession, refresh_stale
+
 
 def make_engine(database_url: str) -> Engine:
     url = make_url(database_url)
@@ -42,10 +44,9 @@ class Database:
     def __init__(self, database_url: str):
         self.url = database_url
         self.engine = make_engine(database_url)
-        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
-        from annotator.adjudication.queue import listen
-
-        listen()  # every session keeps the stored adjudication queue current
+        # Every session keeps the stored adjudication queue current (see the class).
+        self.sessions = sessionmaker(self.engine, class_=QueueKeepingSession,
+                                     expire_on_commit=False)
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -64,7 +65,6 @@ class Database:
         """Bring the schema to the newest migration (creates it on an empty database), then
         compute the adjudication queue entries a migration (or a failed recomputation) left
         stale: writes belong here, at start-up, never in a page view."""
-        from annotator.adjudication.queue import refresh_stale
         from annotator.migrations import upgrade
 
         upgrade(self.engine)

@@ -189,7 +189,11 @@ def document_entry(session: Session, document: Document) -> QueueEntry | None:
 def adjudication_queue(session: Session, project: Project, *, field_name: str | None = None,
                        pair: tuple[str, str] | None = None) -> list[QueueEntry]:
     """Ready documents, least agreement first; optionally only those disputed on one schema
-    field (rating field or edit type) or annotated by both of an annotator pair."""
+    field (rating field or edit type) or annotated by both of an annotator pair.
+
+    Computed from scratch: the reference the stored queue (:mod:`annotator.adjudication.
+    queue`, which the page, the data manager and ``adjudicate status`` read) must equal.
+    Reading it on a page would cost seconds per view at 100k documents."""
     entries = []
     for document in session.scalars(select(Document).where(Document.project_id == project.id)
                                     .order_by(Document.position, Document.id)):

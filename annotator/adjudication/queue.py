@@ -3,8 +3,10 @@
 Computing a document's queue entry (units, agreement, open decisions) takes milliseconds;
 computing all of them on every page view took 155 s at 100k documents. So:
 
-1. every flush that touches a document's assignments, edits, ratings, decisions, gold or
-   tie-break requests bumps that document's ``changes`` counter in ``adjudication_queue``
+1. every flush of a :class:`QueueKeepingSession` (the only kind of session
+   ``Database.sessions`` makes) that touches a document's assignments, edits, ratings,
+   decisions, gold or tie-break requests bumps that document's ``changes`` counter in
+   ``adjudication_queue``
    (one UPSERT per flush, in the same transaction: nothing can change a document without
    marking it; batch commands wrap their loop in :func:`deferred_marks` for one UPSERT
    per run, still inside the transaction);
@@ -162,12 +164,33 @@ def mark_changed(connection, document_ids: list[int]) -> None:
             set_={"changes": table.c.changes + 1, "stale": True}))
 
 
-def listen(session_class=Session) -> None:
-    if not event.contains(session_class, "before_flush", _touched):
-        event.listen(session_class, "before_flush", _touched)
-        event.listen(session_class, "after_flush", _mark)
-        event.listen(session_class, "before_commit", _refresh_marked)
-        event.listen(session_class, "after_rollback", _forget_marks)
+class QueueKeepingSession(Session):
+    """The project's session: its flushes mark the queue entries of the documents they
+    touch and its commit recomputes them (module docstring).
+
+    The hooks sit on this class alone, never on SQLAlchemy's ``Session``: other sessions in
+    the process (Alembic's, a library's) run no adjudication code. They are hooks rather
+    than a call in every service because the queue is derived from eight tables written
+    in some thirty places (saves, imports, pulls, bulk status changes, decisions,
+    tie-breaks); a service that forgot the call would leave the queue wrong without a
+    trace, while a flush cannot. What a flush cannot see, a change of the project's schema,
+    is a named call: :func:`project_changed`."""
+
+
+event.listen(QueueKeepingSession, "before_flush", _touched)
+event.listen(QueueKeepingSession, "after_flush", _mark)
+event.listen(QueueKeepingSession, "before_commit", _refresh_marked)
+event.listen(QueueKeepingSession, "after_rollback", _forget_marks)
+
+
+def project_changed(session: Session, project_id: int) -> int:
+    """Mark every queue entry of the project changed (recomputed when the transaction
+    commits): the entries depend on the project's schema (its fields decide what is
+    disputed), which no flush of an annotation shows. Returns how many were marked."""
+    documents = sorted(session.scalars(select(Document.id).where(
+        Document.project_id == project_id)))
+    _bump(session, set(documents), set())
+    return len(documents)
 
 
 def _bars(names) -> str:

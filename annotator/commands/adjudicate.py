@@ -177,17 +177,22 @@ def rules(project_name, edit_rule, min_agree, minority, fields, span_merge):
 @adjudicate.command("status")
 @click.argument("project_name", metavar="PROJECT")
 def status(project_name):
-    """The adjudication queue of PROJECT: ready documents, least agreement first."""
-    from annotator.adjudication.overview import adjudication_queue
+    """The adjudication queue of PROJECT: ready documents, least agreement first (the
+    stored queue the web page shows, entries left stale recomputed first)."""
+    from annotator.adjudication.queue import refresh_stale, stored_queue
 
     database = open_database()
     with database.session() as session:
         project = project_or_exit(session, project_name)
-        entries = adjudication_queue(session, project)
-        for e in entries:
-            click.echo(f"{e.document.external_id}\t{e.status}\tagreement {e.agreement:.2f}\t"
-                       f"open: {e.open['summary']}")
-        if not entries:
+        refresh_stale(session, project.id)  # a command may write; a page only reads
+        page = stored_queue(session, project.id)
+        for number in range(1, page.pages + 1):
+            if number > 1:
+                page = stored_queue(session, project.id, page=number)
+            for e in page.entries:
+                click.echo(f"{e.document.external_id}\t{e.status}\t"
+                           f"agreement {e.agreement:.2f}\topen: {e.open['summary']}")
+        if not page.total:
             click.echo("no document is ready: annotators mark documents done first")
 
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotator.adjudication.overview import document_entry
 from annotator.adjudication.store import tiebreak_assignment_ids
 from annotator.models import (
     AdjudicationQueueEntry,
@@ -87,8 +86,10 @@ def document_rows(session: Session, project: Project) -> list[DocumentRow]:
 
 def add_scores(session: Session, project: Project, rows: list[DocumentRow]) -> None:
     """Fill agreement and open decisions of the ready and adjudicated rows from the stored
-    adjudication queue (:mod:`annotator.adjudication.queue`, kept current by every write);
-    a ready document without a current entry is computed directly."""
+    adjudication queue (:mod:`annotator.adjudication.queue`, kept current by every write),
+    the one computation the queue page and ``annotator adjudicate status`` read too. An
+    entry left stale (a failed recomputation) shows no figure until it is recomputed; the
+    queue page counts such entries."""
     wanted = {r.document.id: r for r in rows if r.status in ("ready", "adjudicated")}
     if not wanted:
         return
@@ -101,11 +102,6 @@ def add_scores(session: Session, project: Project, rows: list[DocumentRow]) -> N
         if document_id in wanted:
             wanted[document_id].agreement = agreement
             wanted[document_id].open_decisions = open_total
-    for row in wanted.values():
-        if row.agreement is None:
-            entry = document_entry(session, row.document)
-            if entry is not None:
-                row.agreement, row.open_decisions = entry.agreement, entry.open["total"]
 
 
 def select_rows(rows: list[DocumentRow], *, search: str = "", status: str = "",

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
+from annotator.adjudication.queue import project_changed
 from annotator.annotate.store import ValidationFailed, missing_for_done, validate_fields
 from annotator.core.shown import got
 from annotator.models import Assignment, AuditEvent, Document, Edit, Project
@@ -143,6 +144,7 @@ def revise_schema(session: Session, project: Project, new: Schema,
                  schema_after=new.name, sha256_before=digest(revision.before),
                  sha256_after=digest(revision.after), changes=revision.changes,
                  yaml_before=revision.before)
+    project_changed(session, project.id)  # entries name disputed fields of the schema
     session.flush()
     return revision
 
