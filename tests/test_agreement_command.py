@@ -19,7 +19,7 @@ from annotator.models import (
     SuggestionAction,
     User,
 )
-from annotator.study.demo import create_demo
+from annotator.operations.demo import create_demo
 
 
 @pytest.fixture(scope="module")

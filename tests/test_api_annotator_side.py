@@ -97,7 +97,7 @@ def test_edit_numbers_in_the_missing_list_are_per_annotator(study, ana, ben):
 
 def test_plainfact_refuses_external_with_a_sentence_number(app, database):
     from annotator.models import Assignment, Document, Project, User
-    from annotator.study.demo import DEMO_USERS, create_demo
+    from annotator.operations.demo import DEMO_USERS, create_demo
 
     with database.session() as session:
         create_demo(session)

@@ -290,7 +290,7 @@ def test_plaba_shows_no_suggestions_it_cannot_accept_and_no_new_edit_heading(
     page, live_server, app, database
 ):
     from annotator.models import Document, Project, User
-    from annotator.study.demo import DEMO_USERS, create_demo
+    from annotator.operations.demo import DEMO_USERS, create_demo
 
     with database.session() as session:
         create_demo(session)

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from annotator.models import Assignment, Document, EvalQAItem, Project, User
-from annotator.study.demo import DEMO_USERS, create_demo
+from annotator.operations.demo import DEMO_USERS, create_demo
 from tests.conftest import ARTIFACTS, UPDATE_SCREENSHOTS, browser_login
 
 pytestmark = pytest.mark.browser

@@ -109,7 +109,7 @@ def demo(port, no_serve):
     a repeated sentence). Running it again reuses what exists.
     """
     from annotator.align.store import prehighlight_project
-    from annotator.study.demo import DEMO_USERS, create_demo
+    from annotator.operations.demo import DEMO_USERS, create_demo
     from annotator.study.projects import get_project
 
     database = open_database()

@@ -144,8 +144,8 @@ def project_schema_command(project_name, file, all_errors):
       annotator project schema trial my-schema.yaml
     """
     from annotator.commands import project_or_exit
+    from annotator.operations.schema_revision import SchemaRevisionRefused, revise_schema
     from annotator.schemas import load_schema
-    from annotator.study.schema_revision import SchemaRevisionRefused, revise_schema
 
     try:
         new = load_schema(file)

@@ -39,12 +39,12 @@ from annotator.core.safe_paths import file_component
 from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.core.stable_json import json_text, jsonl_text, stable
 from annotator.models import Assignment, Document, Project
+from annotator.operations.schema_revision import revisions as schema_revisions
 from annotator.releases.browse import project_folder, release_folder, valid_version
 from annotator.releases.formats import gold_csv_text
 from annotator.study import audit
 from annotator.study.guideline_text import GuidelineNotFound, guideline_markdown
 from annotator.study.projects import project_schema
-from annotator.study.schema_revision import revisions as schema_revisions
 
 
 class ReleaseError(Exception):

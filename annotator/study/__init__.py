@@ -1,1 +1,2 @@
-"""A study's set-up: projects, people, guidelines, the audit trail and the demo."""
+"""A study's foundation: projects, people, guidelines, the login throttle and the audit
+trail. Imports no stage; work that spans stages lives in :mod:`annotator.operations`."""

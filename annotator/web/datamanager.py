@@ -11,7 +11,13 @@ from annotator.annotate import bulk
 from annotator.interop.annotations_store import project_records
 from annotator.interop.tabular import to_jsonl
 from annotator.models import ProjectMember, User
-from annotator.study.document_table import SORTS, STATUSES, add_scores, document_rows, select_rows
+from annotator.operations.document_table import (
+    SORTS,
+    STATUSES,
+    add_scores,
+    document_rows,
+    select_rows,
+)
 from annotator.web.access import db, lead_required, load_user, project_for_lead
 
 bp = Blueprint("datamanager", __name__, url_prefix="/projects")
