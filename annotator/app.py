@@ -16,6 +16,21 @@ from annotator.core import strict_json
 from annotator.core.limits import current_limits
 from annotator.core.resources import static_dir, templates_dir
 from annotator.db import Database
+from annotator.web import (
+    adjudicate,
+    api,
+    auth,
+    dashboard,
+    datamanager,
+    documents,
+    errors,
+    evaluation,
+    formatting,
+    manage,
+    project_settings,
+    validation,
+)
+from annotator.web.errors import render_error
 
 csrf = CSRFProtect()
 
@@ -52,21 +67,6 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     app.extensions["annotator_db"] = database
     csrf.init_app(app)
     app.register_error_handler(413, _too_large)
-
-    from annotator.web import (
-        adjudicate,
-        api,
-        auth,
-        dashboard,
-        datamanager,
-        documents,
-        errors,
-        evaluation,
-        formatting,
-        manage,
-        project_settings,
-        validation,
-    )
 
     # A NUL in a form or query value is refused before anything (login included) reads it.
     app.before_request(validation.refuse_nul_characters)
@@ -130,8 +130,6 @@ def _too_large(exc):
                "(ANNOTATOR_MAX_REQUEST_BYTES).")
     if request.path.startswith("/api/"):
         return jsonify(error="too large", message=message), 413
-    from annotator.web.errors import render_error
-
     return render_error(413, message)
 
 

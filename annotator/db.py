@@ -16,6 +16,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from annotator.adjudication.queue import QueueKeepingSession, refresh_stale
+from annotator.migrations import upgrade
 
 
 def make_engine(database_url: str) -> Engine:
@@ -65,8 +66,6 @@ class Database:
         """Bring the schema to the newest migration (creates it on an empty database), then
         compute the adjudication queue entries a migration (or a failed recomputation) left
         stale: writes belong here, at start-up, never in a page view."""
-        from annotator.migrations import upgrade
-
         upgrade(self.engine)
         with self.session() as session:
             refresh_stale(session)

@@ -30,8 +30,12 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from sqlalchemy import event, func, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
+from annotator.adjudication.overview import document_entry
+from annotator.adjudication.store import batch_reads, preload_original_assignments
 from annotator.models import (
     AdjudicationDecision,
     AdjudicationQueueEntry,
@@ -150,10 +154,7 @@ def _forget_marks(session: Session) -> None:
 def mark_changed(connection, document_ids: list[int]) -> None:
     """Bump ``changes`` of these documents' entries (creating missing ones)."""
     table = AdjudicationQueueEntry.__table__
-    if connection.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
+    insert = pg_insert if connection.dialect.name == "postgresql" else sqlite_insert
     for start in range(0, len(document_ids), 500):
         chunk = document_ids[start:start + 500]
         rows = select(Document.id, Document.project_id, Document.position).where(
@@ -215,8 +216,6 @@ def _stale_entries(session: Session, *where) -> list:
 
 def _recompute(session: Session, stale) -> None:
     """Recompute ``(document_id, changes)`` entries, the reads of 100 documents at a time."""
-    from annotator.adjudication.store import batch_reads, preload_original_assignments
-
     stale = list(stale)
     for start in range(0, len(stale), 100):
         chunk = stale[start:start + 100]
@@ -226,8 +225,6 @@ def _recompute(session: Session, stale) -> None:
 
 
 def _recompute_chunk(session: Session, stale) -> None:
-    from annotator.adjudication.overview import document_entry
-
     for document_id, changes in stale:
         document = session.get(Document, document_id)
         entry = document_entry(session, document)

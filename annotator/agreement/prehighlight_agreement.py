@@ -32,6 +32,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from annotator.agreement.bootstrap import multiplicities, summarize
 from annotator.core.vocabulary import EDIT_TYPE_OF_INFOLOSSQA_CATEGORY
 
 Span = tuple[int, int]
@@ -193,8 +194,6 @@ def ratio_resamples(docs: Annotations, machines: Sequence[Mapping[str, Sequence[
     ``machines``: a (len(machines), resamples) array, NaN where a resample leaves a figure
     undefined. Documents with two or more annotators are resampled with replacement; every
     machine is scored on the same resamples, so differences between rows are paired."""
-    from .bootstrap import multiplicities
-
     ids = sorted(d for d, by in docs.items() if len(by) >= 2)
     if not ids or not resamples:  # nothing to resample: no figure is defined
         return np.full((len(machines), max(0, resamples)), np.nan)
@@ -215,8 +214,6 @@ def ratio_resamples(docs: Annotations, machines: Sequence[Mapping[str, Sequence[
 def ratio_interval(values: np.ndarray, level: float = 0.95) -> list[float] | None:
     """[low, high] percentile interval of ratio resamples (:func:`.bootstrap.summarize`),
     None when no resample defines the ratio."""
-    from .bootstrap import summarize
-
     found = summarize(values, level, values.size)
     return None if found["low"] is None else [round(found["low"], 4), round(found["high"], 4)]
 

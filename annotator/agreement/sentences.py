@@ -52,6 +52,7 @@ def punkt_sentences(text: str) -> list[tuple[int, int]]:
     """NLTK's PunktSentenceTokenizer, untrained (its default parameters: nothing to download).
     It splits after abbreviations such as "vs." and "i.e.", which the project's splitter does
     not; use it to reproduce figures computed with it."""
+    # NLTK takes about 2 s to import; only this option needs it.
     from nltk.tokenize.punkt import PunktSentenceTokenizer
 
     return [(start, end) for start, end in PunktSentenceTokenizer().span_tokenize(text)]

@@ -18,7 +18,7 @@ from annotator.agreement.composites import convention_of
 from annotator.agreement.data import AgreementInput, Document, Edit, Rating, Span, Work
 from annotator.agreement.report import build_report
 from annotator.core.serialise import edit_to_dict
-from annotator.models import Assignment, Project
+from annotator.models import Assignment, Project, Suggestion, SuggestionAction
 from annotator.models import Document as DocumentRow
 from annotator.models import Edit as EditRow
 from annotator.models import Rating as RatingRow
@@ -118,8 +118,6 @@ def prehighlighter_precision(session: Session, project: Project) -> dict:
     """Per suggestion kind: how often annotators accepted or dismissed it, and the
     precision that implies (accepted / acted on). Suggestions nobody acted on are counted
     as ``open`` and left out of the precision."""
-    from annotator.models import Suggestion, SuggestionAction
-
     shown = dict(session.execute(
         select(Suggestion.kind, func.count(Suggestion.id)).join(DocumentRow)
         .where(DocumentRow.project_id == project.id).group_by(Suggestion.kind)).all())

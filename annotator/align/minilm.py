@@ -125,6 +125,7 @@ class MiniLMEncoder:
     """
 
     def __init__(self, model_dir: str | Path):
+        # loaded with the model, not by every command that imports the engine
         from tokenizers import Tokenizer
 
         self.model_dir = Path(model_dir)

@@ -17,6 +17,8 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
+from annotator.align.embeddings import uses_torch
+from annotator.align.text import _tokenizer
 from annotator.core.vocabulary import PREHIGHLIGHTERS
 
 from . import information_loss, overgeneration
@@ -330,13 +332,12 @@ def _one_thread_per_worker(model_path: str | None) -> None:
     every worker starting a thread per core and the workers fighting over the cores.
     torch is only imported for a model the numpy encoder cannot run (importing it costs
     seconds per worker)."""
-    from .embeddings import uses_torch
-
     if "torch" in sys.modules or (model_path is not None and uses_torch(model_path)):
+        # already loaded, or the model needs it: see the docstring
         import torch
 
         torch.set_num_threads(1)
-    try:
+    try:  # an optional dependency (comes with sentence-transformers)
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - installed with sentence-transformers
         return
@@ -353,8 +354,6 @@ def _preload_for_fork(spec) -> None:
     import NLTK's word tokenizer (about 2 s of CPU, mostly importing scipy.stats) and load
     the model (weights are memory-mapped, so nothing is copied). Texts are not encoded
     here: a tokenizer that has run in parallel before a fork falls back to one thread."""
-    from .text import _tokenizer
-
     _tokenizer()
     if not isinstance(spec, HashingEmbedder):
         embedder = Embedder(spec)

@@ -51,11 +51,3 @@ class Suggestion:
         return (KINDS.index(self.kind) if self.kind in KINDS else len(KINDS),
                 first_s, first_t, self.method)
 
-
-def __getattr__(name: str):
-    # Lazy re-export: pipeline imports this module, so import it only on demand.
-    if name in ("suggest", "suggest_many"):
-        from . import pipeline
-
-        return getattr(pipeline, name)
-    raise AttributeError(name)

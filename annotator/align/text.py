@@ -35,6 +35,7 @@ def _tokenizer():
     """NLTK's word tokenizer, imported on first use: importing nltk takes about 2 s (it
     loads scipy.stats), and commands that only split sentences (``annotator import``, the
     web app) never tokenize words."""
+    # NLTK takes about 2 s to import (see the docstring)
     from nltk.tokenize import NLTKWordTokenizer
 
     return NLTKWordTokenizer()

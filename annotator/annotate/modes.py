@@ -27,6 +27,7 @@ from importlib import import_module
 from typing import Callable
 
 from annotator.core.vocabulary import TASK_MODES
+from annotator.study.projects import project_schema
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,4 @@ def schema_mode(schema) -> TaskMode:
 
 
 def project_mode(project) -> TaskMode:
-    from annotator.study.projects import project_schema
-
     return schema_mode(project_schema(project))

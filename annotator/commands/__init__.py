@@ -10,6 +10,9 @@ from annotator.config import Config
 from annotator.core.strict_json import MAX_INTEGER
 from annotator.db import Database
 
+# Imports inside functions: each command loads only what it runs, so `annotator --help`
+# and the light commands start fast (benchmarks/bench_cli_startup.py measures it).
+
 # A random seed: numpy's generators refuse a negative one (a traceback, and a stored
 # negative seed would break every later release of the project).
 SEED = click.IntRange(0, MAX_INTEGER)

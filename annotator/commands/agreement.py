@@ -10,6 +10,9 @@ import click
 from annotator.agreement.composites import CONVENTIONS, ConventionError
 from annotator.commands import SEED, open_database, project_or_exit
 
+# Imports inside functions: each command loads only what it runs, so `annotator --help`
+# and the light commands start fast (benchmarks/bench_cli_startup.py measures it).
+
 
 def project_report(session, project, *, bootstrap: int, seed: int, first_span_only: bool,
                    iou: float, embeddings: bool, sentences: str = "stored",

@@ -11,6 +11,9 @@ import click
 from annotator.commands import SEED, fail, open_database
 from annotator.study.projects import ProjectError, get_project
 
+# Imports inside functions: each command loads only what it runs, so `annotator --help`
+# and the light commands start fast (benchmarks/bench_cli_startup.py measures it).
+
 
 def _project(session, name):
     try:

@@ -12,6 +12,9 @@ from annotator.core.safe_paths import child_path
 from annotator.interop.exporting import DEFAULT_NAMES, EXPORT_FORMATS, export_project
 from annotator.study.projects import ProjectError, get_project, project_schema
 
+# Imports inside functions: each command loads only what it runs, so `annotator --help`
+# and the light commands start fast (benchmarks/bench_cli_startup.py measures it).
+
 
 @click.command()
 @click.argument("project_name", metavar="PROJECT")

@@ -10,6 +10,9 @@ import click
 from annotator.commands import fail, open_database, project_or_exit
 from annotator.study.projects import project_schema
 
+# Imports inside functions: each command loads only what it runs, so `annotator --help`
+# and the light commands start fast (benchmarks/bench_cli_startup.py measures it).
+
 SERVER_OPTIONS = [
     click.option("--url", envvar="LABEL_STUDIO_URL", help="Label Studio address "
                  "(or LABEL_STUDIO_URL)."),

@@ -8,6 +8,9 @@ from annotator.commands import fail, open_database
 from annotator.config import Config
 from annotator.study.projects import ProjectError, get_project
 
+# Imports inside functions: each command loads only what it runs, so `annotator --help`
+# and the light commands start fast (benchmarks/bench_cli_startup.py measures it).
+
 
 class ReleaseGroup(click.Group):
     """``annotator release PROJECT --version V`` cuts a release (the ``cut`` subcommand is

@@ -21,6 +21,7 @@ def cell_text(value: Any) -> str:
 
 def csv_text(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     """CSV text of ``rows`` under the header ``columns`` (every row as long as the header)."""
+    # pandas (half a second to import) only for the commands that write CSV
     import pandas as pd
 
     cells = [[cell_text(v) for v in row] for row in rows]

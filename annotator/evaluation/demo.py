@@ -11,7 +11,12 @@ from pathlib import Path
 
 from sqlalchemy import select
 
+from annotator.align.embeddings import HashingEmbedder
+from annotator.align.pipeline import analyse_pair
+from annotator.align.store import sentence_groups
 from annotator.annotate.modes import project_mode
+from annotator.evaluation.qa_import import import_predictions, import_references
+from annotator.evaluation.store import draw_sample, mine_recall
 from annotator.models import Document, Project
 
 
@@ -23,34 +28,22 @@ def prepare(session, project: Project, data_dir: Path) -> None:
 
 
 def prepare_qa_quality(session, project: Project, data_dir: Path) -> None:
-    from annotator.evaluation.qa_import import import_predictions
-    from annotator.evaluation.store import draw_sample
-
     import_predictions(session, project, data_dir / "qa_demo_predictions.json")
     draw_sample(session, project, per_model=4, seed=0)
 
 
 def prepare_qa_recall(session, project: Project, data_dir: Path) -> None:
-    from annotator.align.embeddings import HashingEmbedder
-    from annotator.evaluation.qa_import import import_predictions, import_references
-    from annotator.evaluation.store import mine_recall
-
     import_predictions(session, project, data_dir / "qa_demo_predictions.json")
     import_references(session, project, data_dir / "qa_recall_demo_gold.jsonl")
     mine_recall(session, project, HashingEmbedder(), threshold=0.2)
 
 
 def prepare_plainfact(session, project: Project, data_dir: Path) -> None:
-    from annotator.align.embeddings import HashingEmbedder
-
     align_documents(session, project, HashingEmbedder())
 
 
 def align_documents(session, project: Project, embedder) -> int:
     """Store the alignment engine's sentence alignment of documents that have none."""
-    from annotator.align.pipeline import analyse_pair
-    from annotator.align.store import sentence_groups
-
     done = 0
     for doc in session.scalars(select(Document).where(Document.project_id == project.id,
                                                       Document.alignment.is_(None))):

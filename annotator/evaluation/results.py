@@ -19,6 +19,7 @@ from annotator.evaluation import plainfact as plainfact_stats
 from annotator.evaluation import quality as quality_stats
 from annotator.evaluation import recall as recall_stats
 from annotator.evaluation.store import original_ratings, qa_items, rating_options, recall_pairs
+from annotator.evaluation.tiebreak import disputed_keys
 from annotator.models import Document, EvalQAItem, Project
 
 
@@ -137,8 +138,6 @@ def plainfact(session: Session, project: Project) -> dict:
         if r.field in ("type", "role"):
             field = distribution.setdefault(r.field, {})
             field[str(r.value)] = field.get(str(r.value), 0) + 1
-    from annotator.evaluation.tiebreak import disputed_keys
-
     disputed = {docs[d].external_id: keys for d, keys in disputed_keys(session, project).items()}
     return {"kappa": plainfact_stats.kappas(ratings), "distribution": distribution,
             "disagreements": {k: v for k, v in sorted(disputed.items()) if v}}

@@ -16,6 +16,10 @@ from sqlalchemy.orm import Session
 
 from annotator.core.safe_paths import child_path
 from annotator.interop.annotations_store import project_documents, project_records
+from annotator.interop.infolossqa import to_infolossqa
+from annotator.interop.labelstudio_tasks import to_min_rows, to_tasks
+from annotator.interop.tabular import to_csv, to_jsonl
+from annotator.interop.thresh_export import to_thresh
 from annotator.models import Document, Project, Suggestion
 from annotator.study.projects import project_schema
 
@@ -45,19 +49,13 @@ def export_project(session: Session, project: Project, fmt: str, out: Path) -> E
     records = project_records(session, project)
     result = ExportResult(records=len(records))
     if fmt == "thresh":
-        from annotator.interop.thresh_export import to_thresh
-
         for annotator, rows in to_thresh(records, schema).items():
             result.written.append(_dump(child_path(out, annotator, suffix=".json"), rows))
     elif fmt == "labelstudio":
-        from annotator.interop.labelstudio_tasks import to_tasks
-
         tasks, result.notes = to_tasks(schema, project_documents(session, project), records,
                                        project_suggestions(session, project))
         result.written.append(_dump(out, tasks))
     elif fmt == "labelstudio-min":
-        from annotator.interop.labelstudio_tasks import to_min_rows
-
         # One file per annotator, as a per-rater Label Studio project exports it.
         documents = project_documents(session, project)
         by_annotator: dict[str, list] = {}
@@ -67,14 +65,10 @@ def export_project(session: Session, project: Project, fmt: str, out: Path) -> E
             result.written.append(_dump(child_path(out, annotator, suffix=".json"),
                                         to_min_rows(schema, documents, rows)))
     elif fmt == "infolossqa":
-        from annotator.interop.infolossqa import to_infolossqa
-
         documents, questions = to_infolossqa(project_documents(session, project), records)
         result.written += [_dump(out / "documents.json", documents),
                            _dump(out / "questions.json", questions)]
     elif fmt in ("jsonl", "csv"):
-        from annotator.interop.tabular import to_csv, to_jsonl
-
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(to_jsonl(records) if fmt == "jsonl" else to_csv(records, schema),
                        encoding="utf-8")

@@ -15,7 +15,10 @@ from sqlalchemy.orm import Session
 
 from annotator.ingest.readers import IngestError
 from annotator.interop.annotations_store import store_annotations
+from annotator.interop.infolossqa import read_infolossqa
 from annotator.interop.records import AnnotationRecord, ImportOptions, ImportReport
+from annotator.interop.tabular import read_csv, read_jsonl
+from annotator.interop.thresh import read_thresh
 from annotator.models import Document, Project, User
 from annotator.study.projects import project_schema
 
@@ -80,12 +83,11 @@ def _read(session, project, schema, path, fmt, annotator, category_map, options,
           annotator_map, report) -> list[AnnotationRecord]:
     settings = dict(project.settings or {})
     if fmt == "thresh":
-        from annotator.interop.thresh import read_thresh
-
         return read_thresh(path, schema, annotator=annotator, settings=settings,
                            overrides=category_map, notes=report.notes, options=options,
                            ignored=report.ignored)
     if fmt in ("labelstudio", "labelstudio-min"):
+        # label-studio-sdk (a fifth of a second) is loaded by a Label Studio import only.
         from annotator.interop.labelstudio import read_labelstudio
 
         records = read_labelstudio(path, schema, minimal=fmt == "labelstudio-min",
@@ -99,8 +101,6 @@ def _read(session, project, schema, path, fmt, annotator, category_map, options,
             r.annotator = by_email.get(r.annotator, r.annotator)
         return records
     if fmt == "infolossqa":
-        from annotator.interop.infolossqa import read_infolossqa
-
         known = {d.external_id: (d.source, d.target) for d in session.scalars(
             select(Document).where(Document.project_id == project.id))}
         records, invalid = read_infolossqa(path, schema, known, annotator=annotator,
@@ -111,11 +111,7 @@ def _read(session, project, schema, path, fmt, annotator, category_map, options,
                                 f"invalid QA pair, not stored: {item['reason']}")
         return records
     if fmt == "annotations-jsonl":
-        from annotator.interop.tabular import read_jsonl
-
         return read_jsonl(path, annotator, options=options, ignored=report.ignored)
     if fmt == "annotations-csv":
-        from annotator.interop.tabular import read_csv
-
         return read_csv(path, schema, annotator, options=options, ignored=report.ignored)
     raise ValueError(f"unknown annotation format {fmt!r}")

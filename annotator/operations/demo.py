@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from annotator.annotate.assignment import assign_documents
 from annotator.core.resources import demo_data_dir
+from annotator.evaluation.demo import prepare
 from annotator.ingest import import_file
 from annotator.models import Project
 from annotator.study.accounts import create_user, find_user
@@ -45,8 +46,6 @@ def create_demo(session: Session) -> list[str]:
             continue
         project = create_project(session, name, schema, leads=[users["lee"]])
         import_file(session, project, demo_data_dir() / data_file)
-        from annotator.evaluation.demo import prepare
-
         prepare(session, project, demo_data_dir())  # evaluation projects: QA items, ...
         assign_documents(session, project, ["ana", "ben"])
     return names

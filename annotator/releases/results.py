@@ -4,14 +4,13 @@ embeddings or randomness, serialised byte-stably, so releases stay deterministic
 
 from __future__ import annotations
 
+from annotator.annotate.modes import project_mode
+from annotator.evaluation.export import results_csv, results_json
+from annotator.evaluation.results import project_results
+
 
 def results_files(session, project) -> dict[str, str]:
-    from annotator.annotate.modes import project_mode
-
     if not project_mode(project).has_results:
         return {}
-    from annotator.evaluation.export import results_csv, results_json
-    from annotator.evaluation.results import project_results
-
     data = project_results(session, project)
     return {"results/results.json": results_json(data), "results/results.csv": results_csv(data)}

@@ -35,6 +35,8 @@ from sqlalchemy.orm import Session
 from annotator import __version__
 from annotator.adjudication.gold import gold_record, release_blocker
 from annotator.adjudication.store import tiebreak_assignment_ids
+from annotator.agreement.report import build_report
+from annotator.agreement.store import bootstrap_settings, load_agreement_input
 from annotator.core.safe_paths import file_component
 from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.core.stable_json import json_text, jsonl_text, stable
@@ -42,6 +44,7 @@ from annotator.models import Assignment, Document, Project
 from annotator.operations.schema_revision import revisions as schema_revisions
 from annotator.releases.browse import project_folder, release_folder, valid_version
 from annotator.releases.formats import gold_csv_text
+from annotator.releases.results import results_files
 from annotator.study import audit
 from annotator.study.guideline_text import GuidelineNotFound, guideline_markdown
 from annotator.study.projects import project_schema
@@ -56,8 +59,6 @@ def cut_release(session: Session, project: Project, version: str, *, exports_pat
                 seed: int | None = None, user_id: int | None = None) -> dict:
     """Write the release and return its manifest. The agreement report's resamples and seed
     default to the project's own (``agreement.store.bootstrap_settings``)."""
-    from annotator.agreement.store import bootstrap_settings
-
     configured = bootstrap_settings(project)
     bootstrap = configured["bootstrap"] if bootstrap is None else bootstrap
     seed = configured["seed"] if seed is None else seed
@@ -119,12 +120,12 @@ def _files(session, project, released, records, bootstrap, seed) -> dict[str, by
     for name, lines in _raw_annotations(session, released).items():
         files[f"annotations/{name}.jsonl"] = jsonl_text(lines)
     report = agreement_report(session, project, released, bootstrap, seed)
+    files["agreement.json"] = json_text(report)
+    # matplotlib (about half a second) is loaded by the release that draws, not by the
+    # web app's start-up, which imports this module.
     from annotator.agreement.html_report import render_html
 
-    files["agreement.json"] = json_text(report)
     files["agreement.html"] = render_html(stable(report))
-    from annotator.releases.results import results_files
-
     files.update(results_files(session, project))  # evaluation projects only
     return {k: v.encode("utf-8") if isinstance(v, str) else v for k, v in files.items()}
 
@@ -152,9 +153,6 @@ def _raw_annotations(session, released) -> dict[str, list[dict]]:
 def agreement_report(session, project, released, bootstrap: int, seed: int) -> dict:
     """The agreement engine's report on the released documents, pre-adjudication work of
     the original annotators only (third annotators' tie-break labels left out)."""
-    from annotator.agreement.report import build_report
-    from annotator.agreement.store import load_agreement_input
-
     data = load_agreement_input(session, project, embed=None)
     keep = {d.external_id for d in released}
     tiebreak = {(a.document.external_id, a.user.username) for a in session.scalars(

@@ -42,11 +42,13 @@ def load_schema_file(path: str | Path) -> Schema:
     if kind == "yaml":
         return parse_schema(text, str(path))
     if kind == "thresh":
+        # thresh_typology and labelstudio_config build Schema objects of this package's
+        # __init__, which loads this module: imported on use to avoid the cycle.
         from annotator.schemas.thresh_typology import parse_typology
 
         schema = parse_typology(text, str(path))
     else:
-        try:
+        try:  # label-studio-sdk is loaded for a Label Studio config only (see above)
             from annotator.schemas.labelstudio_config import parse_labelstudio_config
         except ImportError:
             raise SchemaError(str(path), "(top level)", "a YAML schema or Thresh typology "

@@ -28,6 +28,8 @@ import time
 from dataclasses import dataclass
 
 from sqlalchemy import case, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 
 from annotator.models import LoginThrottle
@@ -44,10 +46,7 @@ class ThrottlePolicy:
 
 def _ensure_row(connection, key: str) -> None:
     table = LoginThrottle.__table__
-    if connection.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as dialect_insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    dialect_insert = pg_insert if connection.dialect.name == "postgresql" else sqlite_insert
     connection.execute(dialect_insert(table).values(
         key=key, attempts=0, window_start=0.0, next_allowed=0.0).on_conflict_do_nothing())
 

@@ -32,6 +32,7 @@ from annotator.adjudication.overview import apply_automatic, complete
 from annotator.adjudication.queue import stored_queue
 from annotator.adjudication.ratings import resolve_rating, route_to_third
 from annotator.adjudication.view import document_view
+from annotator.align.embeddings import default_embedder
 from annotator.annotate.store import Conflict, ValidationFailed
 from annotator.annotate.tiebreak import routed_requests, save_tiebreak_form, tiebreak_items
 from annotator.models import Document, ProjectMember, User
@@ -67,8 +68,6 @@ bp = Blueprint("adjudicate", __name__)
 def _embed():
     if not current_app.config.get("ADJUDICATION_EMBEDDINGS", True):
         return None
-    from annotator.align.embeddings import default_embedder
-
     return default_embedder().encode
 
 

@@ -18,6 +18,9 @@ from typing import Callable
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from annotator.agreement.prehighlight_agreement import Mark
+from annotator.align import suggest_many
+from annotator.align.settings import AlignSettings
 from annotator.models import Document, Project, Suggestion
 from annotator.study import audit
 from annotator.study.projects import project_schema
@@ -47,8 +50,6 @@ class PrehighlightSummary:
 
 def align_settings(project: Project):
     """The project's thresholds: defaults, overridden by ``project.settings['align']``."""
-    from annotator.align.settings import AlignSettings
-
     overrides = (project.settings or {}).get("align", {})
     known = {f.name for f in fields(AlignSettings)}
     return AlignSettings(**{k: v for k, v in overrides.items() if k in known})
@@ -70,8 +71,6 @@ def prehighlight_project(
     progress: Callable[[int, int], None] | None = None,
     user_id: int | None = None,
 ) -> PrehighlightSummary:
-    from annotator.align import suggest_many
-
     schema = project_schema(project)
     detectors = set(schema.prehighlighters) or None
     settings = align_settings(project)
@@ -135,8 +134,6 @@ def loss_suggestion_marks(session: Session, project: Project) -> dict:
     """document external id -> the stored deletion / oversimplification suggestions as
     marks of :mod:`annotator.agreement.prehighlight_agreement` (keyed like the agreement
     input's documents)."""
-    from annotator.agreement.prehighlight_agreement import Mark
-
     rows = session.execute(select(Document.external_id, Suggestion.kind, Suggestion.source_spans)
                            .select_from(Suggestion)
                            .join(Document, Document.id == Suggestion.document_id)

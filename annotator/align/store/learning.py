@@ -24,8 +24,14 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
+from annotator.agreement.prehighlight_agreement import Mark
+from annotator.align import suggest_many
+from annotator.align.embeddings import default_embedder
+from annotator.align.learning import LearningDocument, learn
+from annotator.align.loss_ranker import ranker_from_settings
 from annotator.models import Assignment, Document, Project, Suggestion, SuggestionAction
 from annotator.study import audit
+from annotator.study.projects import project_schema
 
 from . import UPDATABLE_FIELDS, _pair, align_settings, suggestion_row
 
@@ -135,9 +141,6 @@ def newly_completed(session: Session, project: Project) -> int:
 def learning_documents(session: Session, project: Project) -> list:
     """Completed documents (at least one assignment done) with the done annotators'
     loss edits and every accept / dismiss action on their loss suggestions."""
-    from annotator.agreement.prehighlight_agreement import Mark
-    from annotator.align.learning import LearningDocument
-
     done = session.scalars(select(Assignment).join(Document).where(
         Document.project_id == project.id, Assignment.status == "done")
         .order_by(Assignment.document_id, Assignment.id)).all()
@@ -175,10 +178,6 @@ def learn_project(session: Session, project: Project, *, embedder=None, workers:
     open documents (:func:`rerank_open_documents`); audited as ``prehighlight.learn``
     with ``trigger`` ("learn", "auto-learn" before a run, "auto-refresh" while
     annotators work)."""
-    from annotator.align.embeddings import default_embedder
-    from annotator.align.learning import learn
-    from annotator.align.loss_ranker import ranker_from_settings
-
     docs = learning_documents(session, project)
     completed = completed_document_count(session, project)
     session.commit()  # end the read transaction: SQLite writers must not wait for the fit
@@ -228,9 +227,6 @@ def rerank_open_documents(session: Session, project: Project, *, embedder=None,
     model and are left alone. Suggestions are computed before each short write
     transaction, so annotators' saves never wait for the embedding work.
     """
-    from annotator.align import suggest_many
-    from annotator.study.projects import project_schema
-
     wanted = set(project_schema(project).prehighlighters or LOSS_KINDS) & set(LOSS_KINDS)
     ids = open_document_ids(session, project)
     session.commit()
