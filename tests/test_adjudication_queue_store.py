@@ -57,10 +57,10 @@ def test_stored_queue_equals_the_full_computation_and_follows_each_change(databa
 
 def test_a_change_during_recomputation_keeps_the_entry_stale(database, qa_study,
                                                              monkeypatch):
-    from annotator.adjudication import overview
+    from annotator.adjudication import queue as queue_module
 
     q1 = qa_study["docs"]["q1"]
-    compute = overview.document_entry
+    compute = queue_module.document_entry
 
     def racing_entry(session, document):
         entry = compute(session, document)
@@ -71,13 +71,13 @@ def test_a_change_during_recomputation_keeps_the_entry_stale(database, qa_study,
     with database.session() as session:
         stored_queue(session, qa_study["project_id"])
         mark_changed(session.connection(), [q1])
-    monkeypatch.setattr(overview, "document_entry", racing_entry)
+    monkeypatch.setattr(queue_module, "document_entry", racing_entry)
     with database.session() as session:
         assert refresh_stale(session, qa_study["project_id"]) == 1
     with database.session() as session:
         entry = session.get(AdjudicationQueueEntry, q1)
         assert entry.computed < entry.changes  # still stale: the next view recomputes it
-    monkeypatch.setattr(overview, "document_entry", compute)
+    monkeypatch.setattr(queue_module, "document_entry", compute)
     with database.session() as session:
         assert refresh_stale(session, qa_study["project_id"]) == 1
         entry = session.get(AdjudicationQueueEntry, q1)
@@ -118,13 +118,13 @@ def test_a_failed_recomputation_keeps_the_save_and_is_shown_and_repaired(
         app, client, database, qa_study, monkeypatch, tmp_path, caplog):
     from click.testing import CliRunner
 
-    from annotator.adjudication import overview
+    from annotator.adjudication import queue as queue_module
     from annotator.cli import main
 
     def broken(session, document):
         raise RuntimeError("queue bug")
 
-    monkeypatch.setattr(overview, "document_entry", broken)
+    monkeypatch.setattr(queue_module, "document_entry", broken)
     with database.session() as session:  # the save itself commits
         mark_done(session, load(session, qa_study, "q3"), "ana", "ben")
     assert "queue bug" in caplog.text
