@@ -61,6 +61,8 @@ def assignment_to_dict(assignment) -> dict[str, Any]:
 def _field_to_dict(f) -> dict[str, Any]:
     return {"name": f.name, "label": f.label, "type": f.type, "required": f.required,
             "help": f.help, "level": f.level,
+            # The schema's example answer, shown greyed in an empty box.
+            "placeholder": getattr(f, "placeholder", "") or "",
             # A conditional question: [field, [values]] it depends on, or null.
             "when": [f.when[0], list(f.when[1])] if getattr(f, "when", None) else None,
             "options": option_dicts(f)}

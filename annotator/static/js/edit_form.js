@@ -144,7 +144,7 @@ export function renderEditForm(ctx, container, edit) {
     if (field.type === "text") {
       const long = ["question", "answer", "comment"].includes(field.name) || true;
       control = el(long ? "textarea" : "input", { id, rows: field.name === "comment" ? 2 : 2, dataset: { field: field.name },
-        disabled: locked, placeholder: field.help || "", "aria-describedby": `warn-${field.name}` });
+        disabled: locked, placeholder: field.placeholder || field.help || "", "aria-describedby": `warn-${field.name}` });
       control.value = edit.fields[field.name] || "";
       control.addEventListener("input", () => {
         ctx.edits.setField(edit, field.name, control.value);
@@ -229,6 +229,15 @@ export function updateWarnings(ctx, container, edit) {
   const result = guidance(edit, type, ctx.state.cps.target);
   for (const ul of container.querySelectorAll("ul.warnings")) {
     const name = ul.closest(".field").dataset.name;
-    ul.replaceChildren(...(result[name] || []).map((w) => el("li", {}, w)));
+    ul.replaceChildren(...(result[name] || []).map((w) => el("li", {}, w)),
+      ...tooLong(ctx, edit.fields[name]));
   }
+}
+
+/** The server's text limit (ANNOTATOR_MAX_TEXT_CHARS, sent as ``limits.text``) said while
+ * typing: a longer answer would be refused on save, so nothing is cut without a word. */
+export function tooLong(ctx, value) {
+  const limit = ctx.state.limits?.text;
+  if (!limit || typeof value !== "string" || value.length <= limit) return [];
+  return [el("li", { class: "too-long" }, `${value.length.toLocaleString()} characters: the limit is ${limit.toLocaleString()}; shorten it to save.`)];
 }

@@ -53,7 +53,7 @@ export function makeRatings(ctx) {
     const current = state.ratings.get(key)?.value;
     const locked = ctx.locked();
     if (spec.type === "text") {
-      const input = el("input", { type: "text", class: "rating-text", placeholder: spec.label, "aria-label": `${spec.label} (${entry.label})`,
+      const input = el("input", { type: "text", class: "rating-text", placeholder: spec.placeholder || spec.label, "aria-label": `${spec.label} (${entry.label})`,
         disabled: locked, dataset: { rating: key } });
       input.value = current ?? "";
       input.addEventListener("input", () => set(entry.level, entry.item, spec.name, input.value || null));

@@ -1,0 +1,67 @@
+"""What a schema file says reaches the page (issue 30): a field's ``placeholder`` shows in its
+empty box, and the server's text limit (``limits.text``) is said while the annotator types,
+before a save would be refused; nothing is cut short by the browser."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotator.annotate.assignment import assign_documents
+from annotator.ingest import import_file
+from annotator.models import Assignment
+from annotator.study.projects import create_project
+from tests.browser_helpers import drag_select, open_page, watch_errors
+from tests.conftest import browser_login
+from tests.helpers import pairs, write_jsonl
+
+pytestmark = pytest.mark.browser
+
+SCHEMA = """\
+name: placeholders
+title: Placeholders
+edit_types:
+  - name: deletion
+    label: Deletion
+    sides: [source]
+    fields:
+      - name: question
+        label: Question
+        type: text
+        placeholder: "What dose did they get?"
+      - name: answer
+        label: Answer
+        type: text
+"""
+
+
+@pytest.fixture
+def study(database, users, tmp_path):
+    schema = tmp_path / "placeholders.yaml"
+    schema.write_text(SCHEMA, encoding="utf-8")
+    records = pairs(1)
+    with database.session() as session:
+        project = create_project(session, "ph", str(schema))
+        import_file(session, project, write_jsonl(tmp_path / "pairs.jsonl", records))
+        assign_documents(session, project, ["ana"], per_document=1)
+        return {"assignment": session.query(Assignment).one().id,
+                "source": records[0]["source"]}
+
+
+def test_placeholder_and_text_limit_reach_the_page(page, live_server, study, monkeypatch):
+    monkeypatch.setenv("ANNOTATOR_MAX_TEXT_CHARS", "40")
+    errors = watch_errors(page)
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, study["assignment"])
+    drag_select(page, "source", 0, 5)
+    page.click("#popover [data-type=deletion]")
+    question = page.locator("#edit-form [data-field=question]")
+    assert question.get_attribute("placeholder") == "What dose did they get?"
+    assert question.get_attribute("maxlength") is None  # never cut short by the browser
+
+    question.fill("x" * 39)
+    assert page.locator("#edit-form .too-long").count() == 0
+    question.fill("x" * 45)
+    warning = page.locator("#warn-question .too-long")
+    assert warning.inner_text() == "45 characters: the limit is 40; shorten it to save."
+    assert question.input_value() == "x" * 45
+    assert errors == []
