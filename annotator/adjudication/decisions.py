@@ -27,8 +27,9 @@ from annotator.adjudication.store import (
     source_edits,
     state_of,
 )
-from annotator.annotate.store import ValidationFailed, validate_fields, validate_spans
+from annotator.annotate.store import ValidationFailed, validate_spans
 from annotator.models import AdjudicationDecision, GoldEdit
+from annotator.schemas.answers import validate_fields
 from annotator.study.projects import project_schema
 
 
@@ -147,7 +148,7 @@ def merge(session, document, edit_ids, base_id: int, user, *, edit_type=None,
     if base is None:
         raise AdjudicationError("the merge must start from an edit of this unit")
     schema = project_schema(document.project)
-    type_spec = schema.edit_type(edit_type or base.edit_type)
+    type_spec = schema.edit_type(base.edit_type if edit_type is None else edit_type)
     if type_spec is None:
         raise ValidationFailed([{"field": "edit_type", "message": "not an edit type of the "
                                  "schema"}])

@@ -29,7 +29,9 @@ PAGES = {
 
 
 def _wants_json() -> bool:
-    if request.path.startswith("/api/"):
+    # A request that sent JSON (the page's fetch calls: the API, adjudication decisions) is
+    # answered in JSON, whatever it says it accepts.
+    if request.path.startswith("/api/") or request.is_json:
         return True
     best = request.accept_mimetypes.best_match(["application/json", "text/html"])
     return best == "application/json" and request.accept_mimetypes[best] > \
