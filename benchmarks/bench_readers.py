@@ -1,5 +1,7 @@
-"""Reading speed of the import formats: documents as a JSON array, as JSONL and as CSV, and a
-Thresh export, each read by the project's own readers (``read_documents``, ``read_thresh``).
+"""Reading and import speed of the import formats: documents as a JSON array, as JSONL and as
+CSV, and a Thresh export, each read by the project's own readers (``read_documents``,
+``read_thresh``); with ``--import``, each document file is also imported whole (read, checked,
+sentence offsets, stored) into a fresh SQLite project, as ``annotator import`` does.
 
 The JSON-array reader finds the line each record starts on; it must stay linear in the file
 (it once counted newlines from the start of the file for every record, which made 40,000
@@ -9,6 +11,7 @@ prints the array read at 1/4, 1/2 and all of ``--documents`` so linearity can be
 
     .venv/bin/python benchmarks/bench_readers.py                      # 100,000 documents
     .venv/bin/python benchmarks/bench_readers.py --documents 80000 --thresh 20000
+    .venv/bin/python benchmarks/bench_readers.py --import             # also import each file
 """
 
 from __future__ import annotations
@@ -25,9 +28,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from annotator.ingest.readers import read_documents  # noqa: E402
+from annotator.core.records import read_documents  # noqa: E402
+from annotator.db import Database  # noqa: E402
+from annotator.ingest import import_file  # noqa: E402
 from annotator.interop.thresh import read_thresh  # noqa: E402
 from annotator.schemas import load_schema  # noqa: E402
+from annotator.study.projects import create_project  # noqa: E402
 
 WORDS = ("patients received the drug twice daily for twelve weeks and blood pressure fell "
          "in the treated group compared with placebo adults children trial dose").split()
@@ -79,10 +85,27 @@ def seconds(function) -> tuple[float, int]:
     return time.perf_counter() - start, len(result)
 
 
+def import_seconds(path: Path, folder: Path, fmt: str) -> float:
+    """Seconds to import ``path`` whole into a new project of a fresh SQLite database."""
+    database = Database(f"sqlite:///{folder / (fmt + '.sqlite3')}")
+    database.upgrade()
+    with database.session() as session:
+        project = create_project(session, f"bench-{fmt}", "infolossqa")
+        session.commit()
+        start = time.perf_counter()
+        import_file(session, project, path)
+        session.commit()
+        took = time.perf_counter() - start
+    database.dispose()
+    return took
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--documents", type=int, default=100_000)
     parser.add_argument("--thresh", type=int, default=20_000)
+    parser.add_argument("--import", dest="store", action="store_true",
+                        help="also import each document file into a fresh SQLite project")
     args = parser.parse_args()
     documents = make_documents(args.documents)
     with tempfile.TemporaryDirectory() as tmp:
@@ -95,6 +118,14 @@ def main() -> int:
             print(f"{fmt:6s} {count:>7,} documents  {took:7.2f} s")
         ratio = timings["json"] / timings["jsonl"]
         print(f"JSON array / JSONL = {ratio:.2f} (at most 1.5)")
+        if args.store:
+            imported = {}
+            for fmt, path in write_formats(documents, folder).items():
+                imported[fmt] = import_seconds(path, folder, fmt)
+                print(f"import {fmt:6s} {len(documents):>7,} documents  {imported[fmt]:7.2f} s")
+            store_ratio = imported["json"] / imported["jsonl"]
+            print(f"import: JSON array / JSONL = {store_ratio:.2f} (at most 1.5)")
+            ratio = max(ratio, store_ratio)
         for share in (4, 2):
             part = documents[: len(documents) // share]
             path = folder / f"part{share}.json"

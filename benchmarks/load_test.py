@@ -78,9 +78,9 @@ def free_port() -> int:
 
 def prepare(database_url: str, annotators: int, documents: int) -> None:
     from annotator.annotate.assignment import assign_documents
+    from annotator.core.records import DocumentRecord
     from annotator.db import Database
     from annotator.ingest import store_documents
-    from annotator.ingest.readers import DocumentRecord
     from annotator.study.accounts import create_user
     from annotator.study.projects import create_project
 

@@ -11,11 +11,11 @@ from click.testing import CliRunner
 from sqlalchemy import func, select
 
 from annotator.cli import main
+from annotator.core.records import IngestError
 from annotator.core.resources import demo_data_dir
 from annotator.evaluation.qa_import import import_predictions, import_references
 from annotator.evaluation.results import project_results
 from annotator.evaluation.store import assign_items, draw_sample, mine_recall
-from annotator.ingest.readers import IngestError
 from annotator.models import Assignment, EvalQAItem, EvalRecallPair, User
 from annotator.study.projects import create_project
 from tests.conftest import csrf_token, login

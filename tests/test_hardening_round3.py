@@ -353,7 +353,7 @@ def test_a_nul_in_any_form_or_query_value_is_a_422_before_any_query(client, data
 def test_an_import_adding_to_frozen_work_is_refused_with_file_line(database, adjudicated):
     """q2 is adjudicated: cy's assignment there holds no edits yet, so the check for
     existing annotations lets the record through, but adjudication has started there."""
-    from annotator.ingest.readers import IngestError
+    from annotator.core.records import IngestError
 
     with database.session() as session:
         cy = create_user(session, "cy", PASSWORD, "annotator")

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from annotator.cli import main
-from annotator.ingest.readers import DocumentRecord
+from annotator.core.records import DocumentRecord
 from annotator.ingest.store import store_documents
 from annotator.interop.annotations_store import project_documents, project_records
 from annotator.interop.exporting import export_project

@@ -3,8 +3,8 @@ names the line each record starts on, and the line of a syntax error."""
 
 import pytest
 
+from annotator.core.records import json_array_rows, read_documents
 from annotator.ingest import IngestError
-from annotator.ingest.readers import json_array_rows, read_documents
 
 
 def test_each_record_keeps_the_line_it_starts_on():

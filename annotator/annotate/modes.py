@@ -17,7 +17,12 @@ heavy and no stage imports a later one at start-up):
 - ``demo(session, project, data_dir)``: extra set-up of a demo project;
 - ``rated_documents(session, project) -> {document id: items}``: what raters get assigned;
 - ``tiebreak_on_page``: a third annotator's tie-break opens the mode's page;
-- ``routes_disagreements``: the lead routes disagreements to a third annotator in bulk.
+- ``routes_disagreements``: the lead routes disagreements to a third annotator in bulk;
+- ``rating_check(field, value) -> str | None``: the mode's own rule on a rating value
+  beyond the schema's options (PlainFact: "external" cannot go with sentence numbers),
+  applied by :func:`rating_problem` for the annotation API and every importer alike.
+
+Pure: it imports no database code, so file readers can apply the mode's rules.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from importlib import import_module
 from typing import Callable
 
 from annotator.core.vocabulary import TASK_MODES
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,7 @@ class TaskMode:
     rated_documents: str | None = None
     tiebreak_on_page: bool = False
     routes_disagreements: bool = False
+    rating_check: str | None = None
 
     @property
     def has_results(self) -> bool:
@@ -82,7 +88,8 @@ MODES: dict[str, TaskMode] = {m.name: m for m in (
     TaskMode("plainfact", "PlainFact sentence typing; a third annotator resolves ties.",
              page="eval_plainfact.html", payload=f"{_PAGES}:plainfact_payload",
              results=f"{_RESULTS}:plainfact", demo=f"{_DEMO}:prepare_plainfact",
-             tiebreak_on_page=True, routes_disagreements=True),
+             tiebreak_on_page=True, routes_disagreements=True,
+             rating_check="annotator.evaluation.plainfact:rating_problem"),
 )}
 assert tuple(MODES) == TASK_MODES, "every mode the schemas may declare is registered"
 
@@ -97,3 +104,10 @@ def schema_mode(schema) -> TaskMode:
 
 def project_mode(project) -> TaskMode:
     return schema_mode(project_schema(project))
+
+
+def rating_problem(schema, field: str, value) -> str | None:
+    """Why the schema's mode refuses ``value`` for rating ``field``, or None (the schema's
+    options are checked by ``schemas.answers.value_problem``)."""
+    check = schema_mode(schema).hook("rating_check")
+    return check(field, value) if check else None

@@ -16,7 +16,7 @@ from sqlalchemy import case, or_, select, update
 from sqlalchemy.orm import Session, object_session
 from sqlalchemy.orm.attributes import flag_modified
 
-from annotator.annotate.modes import schema_mode
+from annotator.annotate.modes import rating_problem, schema_mode
 from annotator.core.keys import rating_key
 from annotator.core.limits import current_limits
 from annotator.core.problems import ValidationFailed  # noqa: F401  (re-exported: the old import path)
@@ -34,7 +34,8 @@ from annotator.models import (
     Suggestion,
     SuggestionAction,
 )
-from annotator.schemas import EditType, FieldSpec, Schema, unmet_condition
+from annotator.schemas import EditType, Schema
+from annotator.schemas.answers import rationale_problem, validate_fields, value_problem
 from annotator.study import audit
 from annotator.study.projects import project_schema
 
@@ -93,58 +94,6 @@ def validate_spans(spans: Any, edit_type: EditType, assignment: Assignment) -> l
     if problems:
         raise ValidationFailed(problems)
     return result
-
-
-def validate_fields(fields: Any, specs: tuple[FieldSpec, ...]) -> dict[str, Any]:
-    if not isinstance(fields, dict):
-        raise ValidationFailed([{"field": "fields", "message": "must be an object"}])
-    known = {f.name: f for f in specs}
-    max_text = current_limits().max_text_chars
-    problems, clean = [], {}
-    for name, value in fields.items():
-        spec = known.get(name)
-        if spec is None:
-            problems.append({"field": f"fields.{name}", "message": "not a field of this type"
-                             + got(value)})
-        elif value in (None, ""):
-            continue
-        elif _too_long(spec, value, max_text):
-            problems.append({"field": f"fields.{name}", "message": _too_long(spec, value,
-                                                                               max_text)})
-        elif not _value_fits(spec, value):
-            allowed = ", ".join(repr(v) for v in spec.option_values()) or "text"
-            problems.append({"field": f"fields.{name}", "message": f"expected {allowed}"
-                             + got(value)})
-        else:
-            clean[name] = value
-    for name, value in clean.items():
-        spec = known[name]
-        unmet = unmet_condition(spec, specs, clean) if spec.when is not None else None
-        if unmet is not None:
-            parent, values = unmet
-            wanted = " or ".join(repr(v) for v in values)
-            problems.append({"field": f"fields.{name}", "message": f"only answered when "
-                             f"{parent} is {wanted} (it is {clean.get(parent)!r})"
-                             + got(value)})
-    if problems:
-        raise ValidationFailed(problems)
-    return clean
-
-
-
-
-def _value_fits(spec: FieldSpec, value: Any) -> bool:
-    if spec.type == "text":
-        return isinstance(value, str)
-    return spec.is_valid_value(value)
-
-
-def _too_long(spec: FieldSpec, value: Any, max_text: int) -> str | None:
-    """The message for a text beyond the limit (None if it fits)."""
-    if spec.type == "text" and isinstance(value, str) and len(value) > max_text:
-        return (f"{len(value):,} characters; the limit is {max_text:,} "
-                "(ANNOTATOR_MAX_TEXT_CHARS)")
-    return None
 
 
 def _edit_type(schema: Schema, name: Any) -> EditType:
@@ -229,18 +178,12 @@ def set_rating(session: Session, assignment: Assignment, data: dict, user_id: in
                                  "schema at that level"}])
     item = str(data.get("item", ""))
     value = data.get("value")
-    max_text = current_limits().max_text_chars
-    if _too_long(spec, value, max_text):
-        raise ValidationFailed([{"field": "value", "message": _too_long(spec, value, max_text)}])
-    if value not in (None, "") and not _value_fits(spec, value):
-        raise ValidationFailed([{"field": "value", "message": "expected one of " + ", ".join(
-            repr(v) for v in spec.option_values())}])
+    problem = value_problem(spec, value) or rating_problem(schema, field_name, value)
+    if problem:
+        raise ValidationFailed([{"field": "value", "message": problem}])
     rationale = data.get("rationale")
-    if rationale is not None and not isinstance(rationale, str):
-        raise ValidationFailed([{"field": "rationale", "message": "must be text"}])
-    if rationale is not None and len(rationale) > max_text:
-        raise ValidationFailed([{"field": "rationale", "message": f"{len(rationale):,} "
-                                 f"characters; the limit is {max_text:,}"}])
+    if rationale_problem(rationale):
+        raise ValidationFailed([{"field": "rationale", "message": rationale_problem(rationale)}])
     rating = session.scalar(select(Rating).where(
         Rating.assignment_id == assignment.id, Rating.level == level, Rating.item == item,
         Rating.field == field_name))

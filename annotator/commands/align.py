@@ -16,14 +16,14 @@ import click
 
 from annotator.align import ALL_DETECTORS, STRING_DETECTORS, AlignSettings, suggest_many
 from annotator.align.embeddings import HashingEmbedder
-from annotator.core.spans import span_problem
-from annotator.ingest.readers import (
+from annotator.core.records import (
     IngestError,
     Problem,
     json_lines_rows,
     read_text,
     validate_rows,
 )
+from annotator.core.spans import span_problem
 
 
 def read_pairs(path: Path) -> list[dict]:

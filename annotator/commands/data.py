@@ -9,8 +9,8 @@ import click
 from annotator.annotate.assignment import AssignmentError, assign_documents
 from annotator.commands import fail, open_database, progress_bar, project_or_exit
 from annotator.core.problems import MAX_PROBLEMS_SHOWN
+from annotator.core.records import FORMATS
 from annotator.ingest import IngestError, import_file
-from annotator.ingest.readers import FORMATS
 from annotator.interop.importing import ANNOTATION_FORMATS
 
 # Imports inside functions: each command loads only what it runs, so `annotator --help`

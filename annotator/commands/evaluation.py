@@ -34,8 +34,8 @@ def eval_group():
 def import_qa(project_name, path, model):
     """Model-generated QA pairs (InfoLossQA-shaped JSON array or JSONL). Records whose
     spans do not occur in the texts are stored as invalid and listed."""
+    from annotator.core.records import IngestError
     from annotator.evaluation.qa_import import import_predictions
-    from annotator.ingest.readers import IngestError
 
     with open_database().session() as session:
         try:
@@ -56,8 +56,8 @@ def import_qa(project_name, path, model):
 @click.option("--name", default="reference", show_default=True)
 def import_refs(project_name, gold, name):
     """Reference QAs from a release's gold.jsonl."""
+    from annotator.core.records import IngestError
     from annotator.evaluation.qa_import import import_references
-    from annotator.ingest.readers import IngestError
 
     with open_database().session() as session:
         try:

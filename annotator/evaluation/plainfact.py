@@ -44,6 +44,12 @@ def relation_problem(value) -> str | None:
     return None
 
 
+def rating_problem(field: str, value) -> str | None:
+    """The PlainFact mode's rule on a rating value (``annotate.modes`` applies it): the
+    ``relation`` field may not mix "external" with sentence numbers."""
+    return relation_problem(value) if field == "relation" else None
+
+
 def kappas(ratings: Sequence[TypeRating], fields: Sequence[str] = FIELDS) -> dict:
     """{field: {kappa, units, raters}} over the sentences both annotators labelled (with more
     than two annotators: the two who labelled the most shared sentences)."""

@@ -22,8 +22,8 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from annotator.core.records import IngestError, Problem, json_lines_rows, read_text
 from annotator.evaluation.sections import section_at
-from annotator.ingest.readers import IngestError, Problem, json_lines_rows, read_text
 from annotator.interop.infolossqa import EDIT_TYPE_OF_CATEGORY, _invalid_spans
 from annotator.interop.records import load_json_array, record_id, record_owner, span_pairs
 from annotator.models import Document, EvalQAItem, Project

@@ -1,7 +1,7 @@
-"""Getting document pairs into a project: read and validate (``readers``), then store
-(``store``), all or nothing."""
+"""Getting document pairs into a project: read and validate (the input boundary,
+``core.records``), then store (``store``), all or nothing."""
 
-from annotator.ingest.readers import DocumentRecord, IngestError, Problem, read_documents
+from annotator.core.records import DocumentRecord, IngestError, Problem, read_documents
 from annotator.ingest.store import ImportResult, import_file, store_documents
 
 __all__ = [

@@ -10,7 +10,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from annotator.align.text import split_sentences
-from annotator.ingest.readers import DocumentRecord, IngestError, Problem, read_documents
+from annotator.core.records import DocumentRecord, IngestError, Problem, read_documents
 from annotator.models import Assignment, Document, Edit, Project, Rating
 from annotator.study import audit
 

@@ -23,8 +23,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from annotator.annotate.store import adjudication_started, missing_for_done
+from annotator.core.records import DocumentRecord, IngestError, Problem
 from annotator.core.serialise import edit_to_dict, rating_to_dict
-from annotator.ingest.readers import DocumentRecord, IngestError, Problem
 from annotator.ingest.store import store_documents
 from annotator.interop.records import (
     UPDATE_HINT,

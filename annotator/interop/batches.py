@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from annotator.ingest.readers import Problem
+from annotator.core.records import Problem
 
 SUFFIXES = {"thresh": (".json",), "labelstudio": (".json",), "labelstudio-min": (".json",),
             "annotations-jsonl": (".jsonl",), "annotations-csv": (".csv",)}

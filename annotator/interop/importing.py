@@ -13,7 +13,7 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotator.ingest.readers import IngestError
+from annotator.core.records import IngestError
 from annotator.interop.annotations_store import store_annotations
 from annotator.interop.infolossqa import read_infolossqa
 from annotator.interop.records import AnnotationRecord, ImportOptions, ImportReport

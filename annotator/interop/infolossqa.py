@@ -22,10 +22,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from annotator.core.records import IngestError, Problem
 from annotator.core.shown import got
 from annotator.core.spans import span_problem
 from annotator.core.vocabulary import EDIT_TYPE_OF_INFOLOSSQA_CATEGORY
-from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.records import (
     AnnotationRecord,
     EditIn,

@@ -27,7 +27,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from annotator.ingest.readers import IngestError, Problem
+from annotator.core.records import IngestError, Problem
 from annotator.interop.labelstudio_config import choice_to_value
 from annotator.interop.labelstudio_layout import ANNOTATION_KEYS, Layout, layout
 from annotator.interop.labelstudio_tasks import SINGLE_ITEM

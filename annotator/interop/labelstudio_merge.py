@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from annotator.ingest.readers import Problem
+from annotator.core.records import Problem
 from annotator.interop.records import AnnotationRecord, EditIn
 
 

@@ -21,21 +21,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotator.annotate.store import ValidationFailed, validate_fields
+from annotator.annotate.modes import rating_problem
 from annotator.core.limits import current_limits
-from annotator.core.shown import got
-from annotator.core.spans import span_problem
-from annotator.core.strict_json import seconds_problem
-from annotator.core.vocabulary import SIDES
-from annotator.ingest.readers import (
+from annotator.core.problems import ValidationFailed
+from annotator.core.records import (
     IngestError,
     Problem,
     json_array_rows,
     json_lines_rows,
     read_text,
 )
+from annotator.core.shown import got
+from annotator.core.spans import span_problem
+from annotator.core.strict_json import seconds_problem
+from annotator.core.usernames import username_problem
+from annotator.core.vocabulary import SIDES
 from annotator.schemas import Schema
-from annotator.study.accounts import username_problem
+from annotator.schemas.answers import validate_fields, value_problem
 
 
 @dataclass
@@ -289,13 +291,12 @@ def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
                 problems.append(Problem(name, line, rating.where, f"{rating.field!r} is not a "
                                         f"rating field at level {rating.level!r} in schema "
                                         f"{schema.name!r}"))
-            elif rating.value not in (None, "") and not (
-                    isinstance(rating.value, str) if spec.type == "text"
-                    else spec.is_valid_value(rating.value)):
-                allowed = ", ".join(repr(v) for v in spec.option_values())
-                problems.append(Problem(name, line, rating.where,
-                                        f"not an option of {rating.field!r} (expected "
-                                        f"{allowed})" + got(rating.value)))
+            else:
+                wrong = value_problem(spec, rating.value) or rating_problem(
+                    schema, rating.field, rating.value)
+                if wrong:
+                    problems.append(Problem(name, line, rating.where,
+                                            f"{rating.field!r}: {wrong}"))
     return problems
 
 

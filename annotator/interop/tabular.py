@@ -25,11 +25,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+from annotator.core.records import IngestError, Problem
 from annotator.core.shown import got
 from annotator.core.strict_json import seconds_problem
 from annotator.core.tables import csv_text
 from annotator.core.vocabulary import ASSIGNMENT_STATUSES, SIDES
-from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.labelstudio_config import choice_to_value
 from annotator.interop.records import (
     AnnotationRecord,

@@ -49,9 +49,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from annotator.core.records import IngestError, Problem
 from annotator.core.shown import got
 from annotator.core.vocabulary import ASSIGNMENT_STATUSES
-from annotator.ingest.readers import IngestError, Problem
 from annotator.interop.infolossqa import EDIT_TYPE_OF_CATEGORY
 from annotator.interop.records import (
     AnnotationRecord,

@@ -18,10 +18,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from annotator.adjudication.queue import project_changed
-from annotator.annotate.store import ValidationFailed, missing_for_done, validate_fields
+from annotator.annotate.store import ValidationFailed, missing_for_done
 from annotator.core.shown import got
 from annotator.models import Assignment, AuditEvent, Document, Edit, Project
 from annotator.schemas import Schema
+from annotator.schemas.answers import validate_fields
 from annotator.study import audit
 from annotator.study.projects import project_schema
 

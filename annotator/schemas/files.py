@@ -9,6 +9,7 @@ the file it was made from and ``annotator schema show FILE`` can print what was 
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +122,14 @@ def _field(f: FieldSpec, rating: bool = False) -> dict[str, Any]:
              **({"agreement_value": o.agreement_value} if o.agreement_value is not None else {})}
             for o in f.options]
     return out
+
+
+def project_schema(project) -> Schema:
+    """The schema frozen into a project when it was created (any object with
+    ``schema_yaml`` and ``schema_name``: a ``Project`` row), parsed once per text."""
+    return _parse_cached(project.schema_yaml, project.schema_name)
+
+
+@lru_cache(maxsize=64)
+def _parse_cached(text: str, name: str) -> Schema:
+    return parse_schema(text, f"project schema {name}")

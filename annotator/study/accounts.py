@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from annotator.core.shown import got
+from annotator.core.usernames import username_problem
 from annotator.models import ROLES, User
 from annotator.study import audit
 
@@ -17,21 +17,6 @@ MIN_PASSWORD_LENGTH = 8
 
 class AccountError(ValueError):
     pass
-
-
-MAX_USERNAME_LENGTH = 80
-
-
-def username_problem(username: str) -> str | None:
-    """Why ``username`` cannot name an account, or None. The one rule for the web form,
-    the command line and importers (which must refuse such a name with FILE:LINE before
-    anything is stored). Control characters (NUL, ESC) are refused: a name is shown in
-    terminals and file names."""
-    if (not username or len(username) > MAX_USERNAME_LENGTH
-            or any(c.isspace() or not c.isprintable() for c in username)):
-        return (f"username: 1-{MAX_USERNAME_LENGTH} characters, no spaces or control "
-                f"characters" + got(username))
-    return None
 
 
 def create_user(session: Session, username: str, password: str, role: str) -> User:

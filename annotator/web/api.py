@@ -16,7 +16,6 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
-from annotator.annotate.modes import project_mode
 from annotator.annotate.store import (
     Conflict,
     ValidationFailed,
@@ -36,7 +35,6 @@ from annotator.core.serialise import (
     schema_to_dict,
     suggestion_to_dict,
 )
-from annotator.evaluation.plainfact import relation_problem
 from annotator.models import Assignment, Edit, Suggestion, SuggestionAction
 from annotator.study.projects import project_schema
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
@@ -169,10 +167,6 @@ def remove_edit(edit_id: int):
 def put_rating(assignment_id: int):
     assignment = own_assignment(assignment_id)
     data = body()
-    if project_mode(assignment.document.project).name == "plainfact" and \
-            data.get("field") == "relation" and relation_problem(data.get("value")):
-        raise ValidationFailed([{"field": "value",
-                                 "message": relation_problem(data.get("value"))}])
     rating = set_rating(db(), assignment, data, load_user().id)
     db().commit()
     return jsonify(rating=rating_to_dict(rating), assignment=assignment_to_dict(assignment))

@@ -1,4 +1,4 @@
-"""Reading document pairs from JSONL, JSON and CSV files.
+"""The input boundary: reading document pairs from JSONL, JSON and CSV files.
 
 Pure: bytes in, validated records out, nothing written. Every problem is reported with the
 file, the line and the field, and all problems in a file are collected before anything is
