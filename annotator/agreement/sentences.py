@@ -44,7 +44,7 @@ def fallback_sentences(text: str) -> list[tuple[int, int]]:
 # Where sentence boundaries come from: the offsets stored with each document (the project's
 # own splitter, annotator.align.text, which keeps "vs.", "i.e." and "et al." inside a
 # sentence), or NLTK's Punkt with its default parameters, the splitter behind the InfoLossQA
-# reference figures (shared/data/infolossqa-dev/README.md).
+# reference figures (docs/agreement.md, "Sentence-level alpha").
 SENTENCE_SPLITTERS = ("stored", "punkt")
 
 
