@@ -1,6 +1,7 @@
 """Every file reader gives the same kind of answer to the same bad input: ONE list of bad
 records, each fed to every command that reads records from a file (`annotator align`,
-`annotator import` of documents as JSONL and as a JSON array, a Thresh import), expecting
+`annotator import` of documents as JSONL and as a JSON array, a Thresh import, the tool's
+own annotation JSONL), expecting
 exit status 2 and ``FILE:2:`` (the bad record is on line 2), never a traceback."""
 
 from __future__ import annotations
@@ -34,15 +35,16 @@ BAD_INPUTS = [
     ("invalid UTF-8", _record("Some source.", "T.", SPAN_OK),
      lambda line: line.replace("Some", "So\udcffme")),
     ("NaN", _record("Some source.", "T.", SPAN_OK),
-     lambda line: line.replace('"id": "b"', '"id": "b", "n": NaN')),
+     lambda line: line.replace('"source":', '"n": NaN, "source":', 1)),
     ("deep nesting", _record("Some source.", "T.", SPAN_OK),
-     lambda line: line.replace('"id": "b"', '"id": "b", "m": ' + "[" * 5000 + "]" * 5000)),
+     lambda line: line.replace('"source":', '"m": ' + "[" * 5000 + "]" * 5000 + ', "source":',
+                               1)),
     ("lone surrogate", _record("Some source.", "T.", SPAN_OK),
      lambda line: line.replace("Some", "So\\ud800me")),
     ("NUL", _record("Some source.", "T.", SPAN_OK),
      lambda line: line.replace("Some", "So\\u0000me")),
     ("syntax error", _record("Some source.", "T.", SPAN_OK),
-     lambda line: line.replace('"id": "b",', '"id": "b"')),
+     lambda line: line.replace('"source":', '"source"', 1)),
 ]
 
 
@@ -62,6 +64,14 @@ def _as_thresh(record: dict) -> dict:
             "edits": [{"category": "omission", "id": 0,
                        "annotation": {"question": "What?", "answer": "That."},
                        "input_idx": [record.get("span", SPAN_OK)], "output_idx": None}]}
+
+
+def _as_annotations(record: dict) -> dict:
+    start, end = record.get("span", SPAN_OK)
+    return {"document_id": record["id"], "source": record["source"],
+            "target": record["target"], "annotator": "ana", "status": "done",
+            "edits": [{"edit_type": "deletion", "fields": {"question": "What?"},
+                       "spans": [{"side": "source", "start": start, "end": end}]}]}
 
 
 def _lines(shape, bad: dict, change) -> list[str]:
@@ -97,6 +107,9 @@ ENTRY_POINTS = {
     "import Thresh": lambda tmp, bad, change: run(
         "import", "loss", _array(tmp / "ana.json", _lines(_as_thresh, bad, change)),
         "--format", "thresh"),
+    "import annotations (JSONL)": lambda tmp, bad, change: run(
+        "import", "loss", _jsonl(tmp / "work.jsonl", _lines(_as_annotations, bad, change)),
+        "--format", "annotations-jsonl"),
 }
 
 

@@ -280,20 +280,29 @@ def _validate_row(row: Any, line: int, name: str, problems: list[Problem]):
 
 def _text(row: dict, key: str, bad) -> str:
     value = row.get(key)
-    if value is None:
-        bad(key, "required")
-    elif not isinstance(value, str):
-        bad(key, f"must be a string, got {type(value).__name__}")
-    elif not value.strip():
-        bad(key, "must not be empty")
-    elif "\x00" in value:
-        bad(key, "contains a NUL character")
-    elif len(value) > current_limits().max_text_chars:
-        bad(key, f"{len(value):,} characters, more than the limit of "
-                 f"{current_limits().max_text_chars:,} (ANNOTATOR_MAX_TEXT_CHARS)")
-    else:
+    problem = text_problem(value)
+    if problem is None:
         return value
+    bad(key, problem)
     return ""
+
+
+def text_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be the original or the simplification of a document pair, or
+    None: the one rule for document files and for annotation files that carry their texts."""
+    if value is None:
+        return "required"
+    if not isinstance(value, str):
+        return f"must be a string, got {type(value).__name__}"
+    if not value.strip():
+        return "must not be empty"
+    if "\x00" in value:
+        return "contains a NUL character"
+    limit = current_limits().max_text_chars
+    if len(value) > limit:
+        return (f"{len(value):,} characters, more than the limit of {limit:,} "
+                "(ANNOTATOR_MAX_TEXT_CHARS)")
+    return None
 
 
 def _offsets(row: dict, key: str, text: str, bad):

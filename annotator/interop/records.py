@@ -30,6 +30,7 @@ from annotator.core.records import (
     json_array_rows,
     json_lines_rows,
     read_text,
+    text_problem,
 )
 from annotator.core.shown import got
 from annotator.core.spans import span_problem
@@ -277,6 +278,14 @@ def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
             problems.append(Problem(name, line, "source", f"document {record.document_id!r} "
                                     "exists in the project with different texts"))
             continue
+        if record.source is not None and known is None:  # a document this import creates
+            wrong = [(side, text_problem(text)) for side, text in zip(SIDES, (record.source,
+                                                                           record.target))]
+            wrong = [(side, problem) for side, problem in wrong if problem]
+            for side, problem in wrong:
+                problems.append(Problem(name, line, side, problem))
+            if wrong:
+                continue
         pair = (record.source, record.target) if record.source is not None else known
         if pair is None:
             problems.append(Problem(name, line, "id", f"document {record.document_id!r} is not "
