@@ -50,9 +50,11 @@ def _database():
                    "project's setting, 1000 unless changed with `annotator agreement "
                    "PROJECT --bootstrap N --save-settings`).")
 def cut(project_name, version, notes, require_complete, bootstrap):
-    """Store release VERSION of PROJECT in the database: the gold set, raw annotations,
-    agreement report, schema, guideline and a MANIFEST.json of checksums (`annotator
-    release export` writes it as a folder)."""
+    """Store a release of PROJECT in the database (short: annotator release PROJECT
+    --version V).
+
+    The gold set, raw annotations, agreement report, schema, guideline and a MANIFEST.json
+    of checksums; `annotator release export` writes it as a folder."""
     from annotator.releases import ReleaseError, cut_release
 
     database = _database()
