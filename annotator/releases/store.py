@@ -44,8 +44,10 @@ def put_blob(session: Session, data: bytes) -> str:
 def blob_data(session: Session, digest: str) -> bytes | None:
     """The stored bytes of one blob (read past the session's identity map, so verifying a
     large release does not keep every file in memory)."""
-    return session.execute(select(ReleaseBlob.data).where(ReleaseBlob.sha256 == digest)
+    data = session.execute(select(ReleaseBlob.data).where(ReleaseBlob.sha256 == digest)
                            ).scalar_one_or_none()
+    # psycopg2 hands bytea over as a memoryview; everything downstream wants bytes.
+    return None if data is None else bytes(data)
 
 
 def store_release(session: Session, project: Project, version: str, files: dict[str, bytes],
