@@ -16,6 +16,7 @@ from annotator.core import strict_json
 from annotator.core.limits import current_limits
 from annotator.core.resources import static_dir, templates_dir
 from annotator.db import Database
+from annotator.releases.adopt import adopt_release_folders
 from annotator.web import (
     adjudicate,
     api,
@@ -64,6 +65,10 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     database = Database(config.database_url)
     if migrate:
         database.upgrade()
+        # Release folders cut before releases moved into the database: stored once here
+        # (a start-up write, never one in a page view).
+        with database.session() as session:
+            adopt_release_folders(session, config.exports_path)
     app.extensions["annotator_db"] = database
     csrf.init_app(app)
     app.register_error_handler(413, _too_large)

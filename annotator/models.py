@@ -21,6 +21,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -479,6 +480,56 @@ class TieBreakRequest(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     assignment: Mapped[Assignment] = relationship()
+
+
+# ---------------------------------------------------------------- releases
+# A release lives in the database (issue 31), so every app server on one database lists,
+# verifies and serves the same releases and a backup of the database carries them. The
+# folder on disk is an export (``annotator release export``). The migration adds triggers
+# that refuse UPDATE and DELETE on these three tables: a version is never overwritten.
+
+
+class ReleaseBlob(Base):
+    """The bytes of a release file, addressed by their sha256: a file shared by several
+    releases (schema.yaml, guideline.md) is stored once."""
+
+    __tablename__ = "release_blobs"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    size: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class Release(Base):
+    """One immutable version of a project's gold release: its MANIFEST.json (stored as a
+    blob, byte for byte, so its sha256 stays the one cited) and its files."""
+
+    __tablename__ = "releases"
+    __table_args__ = (UniqueConstraint("project_id", "version"),
+                      CheckConstraint("origin IN ('cut', 'folder')", name="origin"))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id"))
+    version: Mapped[str] = mapped_column(String(64))
+    manifest_sha256: Mapped[str] = mapped_column(ForeignKey("release_blobs.sha256"))
+    # The manifest's own created_at, kept as a column to order the list without reading it.
+    created_at: Mapped[str] = mapped_column(String(40))
+    stored_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # 'cut' through this tool's database, or 'folder': adopted from a release folder
+    # written on disk before releases moved into the database.
+    origin: Mapped[str] = mapped_column(String(16), default="cut")
+
+    files: Mapped[list[ReleaseFile]] = relationship(order_by="ReleaseFile.name")
+
+
+class ReleaseFile(Base):
+    """A file of a release: its path inside the release and the blob holding its bytes."""
+
+    __tablename__ = "release_files"
+
+    release_id: Mapped[int] = mapped_column(ForeignKey("releases.id"), primary_key=True)
+    name: Mapped[str] = mapped_column(String(512), primary_key=True)
+    sha256: Mapped[str] = mapped_column(ForeignKey("release_blobs.sha256"), index=True)
 
 
 # ---------------------------------------------------------------- evaluation modes

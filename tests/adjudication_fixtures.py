@@ -19,6 +19,9 @@ from annotator.annotate.store import create_edit, set_rating, set_status
 from annotator.ingest import import_file
 from annotator.models import Assignment, Document, Project, User
 from annotator.releases import cut_release
+from annotator.releases.browse import release_folder
+from annotator.releases.export import export_folder
+from annotator.releases.store import find_release
 from annotator.study.accounts import create_user
 from annotator.study.projects import create_project
 from tests.conftest import PASSWORD
@@ -137,7 +140,13 @@ def adjudicated(database, qa_study):
     return qa_study
 
 
-def release(database, ids, exports, version="v1", **options):
+def release(database, ids, exports=None, version="v1", **options):
+    """Cut release ``version`` into the database; with ``exports``, also export it as the
+    folder ``<exports>/<slug>/<version>/`` that tests read files from."""
     with database.session() as session:
-        return cut_release(session, project_of(session, ids), version, exports_path=exports,
-                           bootstrap=20, **options)
+        project = project_of(session, ids)
+        manifest = cut_release(session, project, version, bootstrap=20, **options)
+        if exports is not None:
+            export_folder(session, find_release(session, project, version),
+                          release_folder(exports, project.slug, version))
+        return manifest

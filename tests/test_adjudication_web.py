@@ -71,7 +71,7 @@ def test_release_browser_cuts_lists_and_serves_files_safely(web_app, qa_study):
     page = client.post(f"/projects/{pid}/releases", data={
         "version": "v1", "notes": "pilot", "csrf_token": token}, follow_redirects=True)
     html = page.get_data(as_text=True)
-    assert "Release v1 written: 1 document(s), 2 excluded" in html
+    assert "Release v1 stored: 1 document(s), 2 excluded" in html
     assert 'data-version="v1"' in html and "gold.jsonl" in html
     got = client.get(f"/projects/{pid}/releases/v1/gold.jsonl")
     assert got.status_code == 200 and b'"id":"q2"' in got.data

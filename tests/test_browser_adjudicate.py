@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from annotator.models import Document, Suggestion
+from annotator.models import Document, Project, Suggestion
+from annotator.releases import release_file
 from tests.adjudication_fixtures import TARGET
 from tests.conftest import browser_login
 
@@ -31,7 +32,7 @@ def browser_study(app, database, qa_study):
 
 
 def test_lead_resolves_a_disagreement_then_cuts_a_release(browser_study, live_server, page,
-                                                          config):
+                                                          database):
     pid = browser_study["project_id"]
     browser_login(page, live_server, "lee")
     page.goto(f"{live_server}/projects/{pid}")
@@ -70,9 +71,11 @@ def test_lead_resolves_a_disagreement_then_cuts_a_release(browser_study, live_se
     page.locator("[data-version=v1]").wait_for()
     assert "1 document(s), 2 excluded" in page.locator(".flash").inner_text()
     assert page.locator("[data-version=v1] a", has_text="gold.jsonl").count() == 1
-    folder = config.exports_path / "qa" / "v1"
-    (record,) = [json.loads(x) for x in (folder / "gold.jsonl").read_text().splitlines()]
+    with database.session() as session:
+        project = session.get(Project, pid)
+        gold = release_file(session, project, "v1", "gold.jsonl").decode()
+        manifest = json.loads(release_file(session, project, "v1", "MANIFEST.json"))
+    (record,) = [json.loads(x) for x in gold.splitlines()]
     assert record["id"] == "q1"
     assert record["edits"][0]["fields"]["question"] == "What dose did patients receive?"
-    manifest = json.loads((folder / "MANIFEST.json").read_text())
     assert manifest["notes"] == "first adjudicated document"

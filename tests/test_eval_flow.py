@@ -17,6 +17,7 @@ from annotator.evaluation.qa_import import import_predictions, import_references
 from annotator.evaluation.results import project_results
 from annotator.evaluation.store import assign_items, draw_sample, mine_recall
 from annotator.models import Assignment, EvalQAItem, EvalRecallPair, User
+from annotator.releases import release_file
 from annotator.study.projects import create_project
 from tests.conftest import csrf_token, login
 
@@ -169,12 +170,10 @@ def test_plaba_results_and_release_carries_them(env, database, users, config):
                 from annotator.adjudication.ratings import resolve_rating
                 resolve_rating(session, d, key, 1, lee)
             complete(session, d, lee)
-        manifest = cut_release(session, project, "v1", exports_path=config.exports_path,
-                               bootstrap=0)
+        manifest = cut_release(session, project, "v1", bootstrap=0)
+        results = release_file(session, project, "v1", "results/results.json")
     assert "results/results.json" in manifest["files"]
-    folder = config.exports_path / "pl" / "v1"
-    assert json.loads((folder / "results" / "results.json").read_text())["scores"]["all"][
-        "FIN"] == 75.0
+    assert json.loads(results)["scores"]["all"]["FIN"] == 75.0
 
 
 def test_qa_files_are_read_strictly_with_file_and_line(database, users, tmp_path):

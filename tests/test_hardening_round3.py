@@ -21,10 +21,11 @@ from annotator.interop.annotations_store import store_annotations
 from annotator.interop.exporting import export_project
 from annotator.interop.records import AnnotationRecord
 from annotator.models import Assignment, Document, Edit, Project, User
+from annotator.releases import list_releases
 from annotator.study.accounts import create_user
 from annotator.study.projects import create_project
 from annotator.web.formatting import duration
-from tests.adjudication_fixtures import release
+from tests.adjudication_fixtures import project_of, release
 from tests.conftest import PASSWORD, csrf_token, login
 from tests.helpers import pairs, write_jsonl
 
@@ -390,8 +391,9 @@ def test_the_web_release_of_a_project_with_a_long_name_is_cut(client, database, 
     assert response.status_code in (200, 302)
     page = client.get(f"/projects/{pid}/releases").get_data(as_text=True)
     assert "v1" in page
-    exports = app.config["ANNOTATOR"].exports_path
-    raw = sorted(p.name for p in (exports / "qa" / "v1" / "annotations").iterdir())
+    with database.session() as session:
+        (listed,) = list_releases(session, project_of(session, adjudicated))
+    raw = sorted(name for name in listed["files"] if name.startswith("annotations/"))
     assert len(raw) == 2 and any("~" in name for name in raw)
 
 

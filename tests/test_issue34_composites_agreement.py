@@ -6,7 +6,6 @@ per sentence built in the test)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from sqlalchemy import select
 
@@ -108,8 +107,9 @@ def test_the_release_manifest_states_the_convention_and_lists_left_out_edits(env
             a.status = "done"
     database.dispose()
     run("adjudicate", "auto", "salsa", "--no-embeddings")
-    out = run("release", "cut", "salsa", "--version", "v1", "--bootstrap", "0")
-    folder = Path(out.strip().splitlines()[-1].removeprefix("written to "))
+    run("release", "cut", "salsa", "--version", "v1", "--bootstrap", "0")
+    folder = tmp_path / "salsa-v1"
+    run("release", "export", "salsa", "v1", folder)
     manifest = json.loads((folder / "MANIFEST.json").read_text(encoding="utf-8"))
     assert manifest["agreement"]["constituents"] == "composite"
     assert "SALSA" in manifest["agreement"]["constituents_explained"]

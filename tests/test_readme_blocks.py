@@ -52,3 +52,10 @@ def test_fences_balance():
     fences = [n for n, line in enumerate(README.read_text(encoding="utf-8").split("\n"), 1)
               if re.match(r"^\s*```", line)]
     assert len(fences) % 2 == 0, f"an unclosed code fence among README lines {fences}"
+
+
+def test_fences_balance_in_every_doc():
+    for doc in sorted((README.parent / "docs").glob("*.md")):
+        fences = [n for n, line in enumerate(doc.read_text(encoding="utf-8").split("\n"), 1)
+                  if re.match(r"^\s*```", line)]
+        assert len(fences) % 2 == 0, f"{doc.name}: an unclosed code fence among lines {fences}"

@@ -11,9 +11,12 @@ import os
 
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import func, select, text
+from sqlalchemy.exc import DatabaseError
 
 from annotator.cli import main
 from annotator.config import Config
+from annotator.models import Release, ReleaseBlob
 from annotator.releases import ReleaseError, list_releases, release_file
 from annotator.study.guideline_text import guideline_markdown
 from tests.adjudication_fixtures import project_of, release
@@ -73,6 +76,15 @@ def test_release_files_are_read_only_and_versions_immutable(database, adjudicate
     with pytest.raises(ReleaseError, match="exists already"):
         release(database, adjudicated, exports)
     assert (folder / "gold.jsonl").read_bytes() == before
+    # The database itself refuses to change or remove a stored release, whoever asks.
+    for statement in ("UPDATE release_blobs SET data = :x", "DELETE FROM release_files",
+                      "UPDATE releases SET version = 'v2'", "DELETE FROM releases"):
+        with pytest.raises(DatabaseError, match="releases are immutable"):
+            with database.engine.begin() as connection:
+                connection.execute(text(statement), {"x": b"forged"})
+    with database.session() as session:
+        assert release_file(session, project_of(session, adjudicated), "v1",
+                            "gold.jsonl") == before
     with pytest.raises(ReleaseError, match="version"):
         release(database, adjudicated, exports, version="../escape")
     assert not (exports / "escape").exists()
@@ -81,33 +93,43 @@ def test_release_files_are_read_only_and_versions_immutable(database, adjudicate
 def test_require_complete_refuses_and_writes_nothing(database, adjudicated, tmp_path):
     with pytest.raises(ReleaseError, match="q3: annotation not finished"):
         release(database, adjudicated, tmp_path / "exports", require_complete=True)
-    assert not (tmp_path / "exports" / "qa" / "v1").exists()
     assert not (tmp_path / "exports").exists()
+    with database.session() as session:
+        assert session.scalar(select(func.count()).select_from(Release)) == 0
+        assert session.scalar(select(func.count()).select_from(ReleaseBlob)) == 0
 
 
 def test_two_releases_of_the_same_state_are_byte_identical(database, adjudicated, tmp_path):
     first = release(database, adjudicated, tmp_path / "a")
-    second = release(database, adjudicated, tmp_path / "b")
-    a, b = tmp_path / "a" / "qa" / "v1", tmp_path / "b" / "qa" / "v1"
+    second = release(database, adjudicated, tmp_path / "b", version="v2")
+    a, b = tmp_path / "a" / "qa" / "v1", tmp_path / "b" / "qa" / "v2"
     names = sorted(str(p.relative_to(a)) for p in a.rglob("*") if p.is_file())
     assert names == sorted(str(p.relative_to(b)) for p in b.rglob("*") if p.is_file())
     for name in names:
         if name != "MANIFEST.json":
             assert (a / name).read_bytes() == (b / name).read_bytes(), name
-    first.pop("created_at"), second.pop("created_at")
+    for manifest in (first, second):
+        manifest.pop("created_at"), manifest.pop("version")
     assert first == second
+    with database.session() as session:  # content-addressed: each file stored once
+        assert session.scalar(select(func.count()).select_from(ReleaseBlob)) == len(names) + 1
 
 
 def test_release_browser_helpers_only_serve_listed_files(database, adjudicated, tmp_path):
-    exports = tmp_path / "exports"
-    release(database, adjudicated, exports, notes="n")
-    (listed,) = list_releases(exports, "qa")
-    assert listed["version"] == "v1" and listed["counts"]["documents_released"] == 2
-    assert release_file(exports, "qa", "v1", "gold.jsonl").name == "gold.jsonl"
-    assert release_file(exports, "qa", "v1", "annotations/ana.jsonl") is not None
-    for bad in ("../../../etc/passwd", "/etc/passwd", "annotations/../gold.jsonl/x", "nope"):
-        assert release_file(exports, "qa", "v1", bad) is None
-    assert release_file(exports, "qa", "..", "MANIFEST.json") is None
+    release(database, adjudicated, tmp_path / "exports", notes="n")
+    folder = tmp_path / "exports" / "qa" / "v1"
+    with database.session() as session:
+        project = project_of(session, adjudicated)
+        (listed,) = list_releases(session, project)
+        assert listed["version"] == "v1" and listed["counts"]["documents_released"] == 2
+        assert release_file(session, project, "v1", "gold.jsonl") == (
+            folder / "gold.jsonl").read_bytes()
+        assert release_file(session, project, "v1", "annotations/ana.jsonl") is not None
+        for bad in ("../../../etc/passwd", "/etc/passwd", "annotations/../gold.jsonl/x",
+                    "nope"):
+            assert release_file(session, project, "v1", bad) is None
+        assert release_file(session, project, "..", "MANIFEST.json") is None
+        assert release_file(session, project, "v9", "MANIFEST.json") is None
 
 
 def test_release_command(env, adjudicated):
@@ -116,8 +138,10 @@ def test_release_command(env, adjudicated):
     assert result.exit_code == 0, result.output
     assert "2 document(s), 2 gold edit(s)" in result.output
     assert "excluded q3" in result.output
-    exports = Config.from_env().exports_path
-    assert (exports / "qa" / "v1" / "MANIFEST.json").is_file()
+    assert "stored in the database" in result.output
+    assert not Config.from_env().exports_path.exists()  # nothing on this server's disk
+    listed = CliRunner().invoke(main, ["release", "list", "qa"])
+    assert listed.exit_code == 0 and listed.output.startswith("v1\t") and "cli" in listed.output
     again = CliRunner().invoke(main, ["release", "qa", "--version", "v1"])
     assert again.exit_code == 1 and "exists already" in again.output
     strict = CliRunner().invoke(main, ["release", "qa", "--version", "v2", "--require-complete"])

@@ -97,15 +97,18 @@ def test_web_and_command_line_releases_are_byte_identical(
     token = csrf_token(client, f"/projects/{project_id}/releases")
     client.post(f"/projects/{project_id}/releases",
                 data={"version": "v1", "notes": "", "csrf_token": token})
-    web = config.exports_path / "qa" / "v1"
-    assert (web / "MANIFEST.json").is_file()
+    web, cli = tmp_path / "web-v1", tmp_path / "cli-v1"
+    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", config.database_url)
+    monkeypatch.setenv("ANNOTATOR_EXPORTS_PATH", str(tmp_path / "exports"))
+    exported = CliRunner().invoke(main, ["release", "export", "qa", "v1", str(web)])
+    assert exported.exit_code == 0, exported.output
 
     monkeypatch.setenv("ANNOTATOR_DATABASE_URL", second_database_url)
-    monkeypatch.setenv("ANNOTATOR_EXPORTS_PATH", str(tmp_path / "cli-exports"))
     result = CliRunner().invoke(main, ["release", "qa", "--version", "v1"])
     assert result.exit_code == 0, result.output
+    exported = CliRunner().invoke(main, ["release", "export", "qa", "v1", str(cli)])
+    assert exported.exit_code == 0, exported.output
     second.dispose()
-    cli = tmp_path / "cli-exports" / "qa" / "v1"
 
     names = sorted(str(p.relative_to(web)) for p in web.rglob("*") if p.is_file())
     assert names == sorted(str(p.relative_to(cli)) for p in cli.rglob("*") if p.is_file())

@@ -26,6 +26,18 @@ def open_database(upgrade: bool = True) -> Database:
     return database
 
 
+def adopt_release_folders(database: Database) -> list[str]:
+    """Store release folders cut on disk before releases moved into the database
+    (``annotator.releases.adopt``); says which, once."""
+    from annotator.releases.adopt import adopt_release_folders as adopt
+
+    with database.session() as session:
+        adopted = adopt(session, Config.from_env().exports_path)
+    for name in adopted:
+        click.echo(f"release folder stored in the database: {name}", err=True)
+    return adopted
+
+
 def fail(message: str, code: int = 1):
     """Print a one-line (or multi-line) error for a lead and exit non-zero."""
     click.echo(f"error: {message}", err=True)

@@ -1,11 +1,13 @@
-"""`annotator release PROJECT --version V`: an immutable, versioned gold release."""
+"""`annotator release PROJECT --version V`: an immutable, versioned gold release, stored in
+the database; `release list`, `release verify` and `release export` read it back."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
-from annotator.commands import fail, open_database
-from annotator.config import Config
+from annotator.commands import adopt_release_folders, fail, open_database
 from annotator.study.projects import ProjectError, get_project
 
 # Imports inside functions: each command loads only what it runs, so `annotator --help`
@@ -24,8 +26,15 @@ class ReleaseGroup(click.Group):
 
 @click.group(cls=ReleaseGroup)
 def release():
-    """Cut a gold release (annotator release PROJECT --version V) or verify one
-    (annotator release verify PROJECT VERSION)."""
+    """Cut a gold release (annotator release PROJECT --version V), list, verify or export
+    one. Releases are stored in the database, so every server on it sees them."""
+
+
+def _database():
+    """The database, with release folders cut on disk before issue 31 stored in it."""
+    database = open_database()
+    adopt_release_folders(database)
+    return database
 
 
 @release.command("cut")
@@ -41,20 +50,19 @@ def release():
                    "project's setting, 1000 unless changed with `annotator agreement "
                    "PROJECT --bootstrap N --save-settings`).")
 def cut(project_name, version, notes, require_complete, bootstrap):
-    """Write exports/PROJECT/VERSION/ with the gold set, raw annotations, agreement report,
-    schema, guideline and a MANIFEST.json of checksums (ANNOTATOR_EXPORTS_PATH moves
-    exports/)."""
+    """Store a release of PROJECT in the database (short: annotator release PROJECT
+    --version V).
+
+    The gold set, raw annotations, agreement report, schema, guideline and a MANIFEST.json
+    of checksums; `annotator release export` writes it as a folder."""
     from annotator.releases import ReleaseError, cut_release
 
-    exports = Config.from_env().exports_path
-    database = open_database()
+    database = _database()
     with database.session() as session:
         try:
             project = get_project(session, project_name)
-            manifest = cut_release(session, project, version, exports_path=exports,
-                                   notes=notes, require_complete=require_complete,
-                                   bootstrap=bootstrap)
-            slug = project.slug
+            manifest = cut_release(session, project, version, notes=notes,
+                                   require_complete=require_complete, bootstrap=bootstrap)
         except (ProjectError, ReleaseError) as exc:
             fail(str(exc))
     counts = manifest["counts"]
@@ -63,30 +71,93 @@ def cut(project_name, version, notes, require_complete, bootstrap):
                f"gold rating(s), {counts['documents_excluded']} excluded")
     for item in manifest["excluded"]:
         click.echo(f"  excluded {item['id']}: {item['reason']}")
-    from annotator.releases.browse import release_folder
+    click.echo(f"stored in the database; `annotator release export {project_name} {version} "
+               "DIR` writes it as a folder")
 
-    click.echo(f"written to {release_folder(exports, slug, version)}")
+
+@release.command("list")
+@click.argument("project_name", metavar="PROJECT")
+def list_command(project_name):
+    """List the releases of PROJECT, newest first: version, date, documents, notes."""
+    from annotator.releases import list_releases
+
+    database = _database()
+    with database.session() as session:
+        try:
+            found = list_releases(session, get_project(session, project_name))
+        except ProjectError as exc:
+            fail(str(exc))
+    for manifest in found:
+        counts = manifest.get("counts", {})
+        click.echo(f"{manifest['version']}\t{manifest.get('created_at', '')}\t"
+                   f"{counts.get('documents_released', '?')} document(s)\t"
+                   f"{manifest.get('notes', '')}")
+    if not found:
+        click.echo(f"no release of {project_name} yet")
 
 
 @release.command("verify")
-@click.argument("project_name", metavar="PROJECT")
-@click.argument("version", metavar="VERSION")
-def verify(project_name, version):
-    """Compare every file of a release with the sha256 in its MANIFEST.json; exits 1 and
-    lists each changed, missing or extra file if anything differs."""
-    from annotator.releases import verify_release
+@click.argument("project_name", metavar="PROJECT", required=False)
+@click.argument("version", metavar="VERSION", required=False)
+@click.option("--folder", type=click.Path(file_okay=False, path_type=Path),
+              help="Verify an exported release folder instead (no database needed).")
+def verify(project_name, version, folder):
+    """Compare every file of release VERSION of PROJECT (or of an exported --folder) with the
+    sha256 in its MANIFEST.json; exits 1 and lists each changed, missing or extra file if
+    anything differs."""
+    from annotator.releases import verify_folder, verify_release
 
-    database = open_database()
-    with database.session() as session:
-        try:
-            slug = get_project(session, project_name).slug
-        except ProjectError as exc:
-            fail(str(exc))
-    result = verify_release(Config.from_env().exports_path, slug, version)
+    if folder is not None:
+        if project_name or version:
+            fail("give PROJECT VERSION (a release in the database) or --folder DIR, not both")
+        result = verify_folder(folder)
+        what = str(folder)
+    else:
+        if not (project_name and version):
+            fail("give PROJECT VERSION (a release in the database) or --folder DIR")
+        database = _database()
+        with database.session() as session:
+            try:
+                result = verify_release(session, get_project(session, project_name), version)
+            except ProjectError as exc:
+                fail(str(exc))
+        what = f"release {version} of {project_name}"
     for problem in result.problems:
         click.echo(f"MISMATCH {problem}", err=True)
     if not result.ok:
-        fail(f"release {version} of {project_name}: {len(result.problems)} problem(s); "
-             "do not use these files")
-    click.echo(f"release {version} of {project_name}: {result.checked} file(s) match the "
-               f"manifest (MANIFEST.json sha256 {result.manifest_sha256})")
+        fail(f"{what}: {len(result.problems)} problem(s); do not use these files")
+    click.echo(f"{what}: {result.checked} file(s) match the manifest "
+               f"(MANIFEST.json sha256 {result.manifest_sha256})")
+
+
+@release.command("export")
+@click.argument("project_name", metavar="PROJECT")
+@click.argument("version", metavar="VERSION")
+@click.argument("target", metavar="DIR", type=click.Path(path_type=Path))
+def export(project_name, version, target):
+    """Write release VERSION of PROJECT as the read-only folder DIR (which must not exist):
+    MANIFEST.json and every file it lists, checked against the manifest first."""
+    from annotator.releases import verify_release
+    from annotator.releases.export import ExportError, export_folder
+    from annotator.releases.store import find_release
+
+    database = _database()
+    with database.session() as session:
+        try:
+            project = get_project(session, project_name)
+        except ProjectError as exc:
+            fail(str(exc))
+        stored = find_release(session, project, version)
+        if stored is None:
+            fail(f"release {version!r} of {project_name}: no such release "
+                 "(`annotator release list PROJECT` lists them)")
+        result = verify_release(session, project, version)
+        if not result.ok:
+            fail(f"release {version} of {project_name} no longer matches its manifest, "
+                 "not exported: " + "; ".join(result.problems))
+        try:
+            export_folder(session, stored, target)
+        except (ExportError, OSError) as exc:
+            fail(str(exc))
+    click.echo(f"release {version} of {project_name}: {result.checked} file(s) and "
+               f"MANIFEST.json written to {target}")

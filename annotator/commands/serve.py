@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from annotator.commands import fail, open_database, progress_bar
+from annotator.commands import adopt_release_folders, fail, open_database, progress_bar
 from annotator.config import Config
 
 # Imports inside functions: each command loads only what it runs, so `annotator --help`
@@ -97,7 +97,7 @@ def run_server(host: str, port: int, workers: int) -> None:
               help="More than 1 runs the app under gunicorn with that many processes.")
 def serve(host, port, workers):
     """Serve the web app (login, annotation, project pages)."""
-    open_database()  # migrate once here, not in every worker
+    adopt_release_folders(open_database())  # migrate once here, not in every worker
     run_server(host, port, workers)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from annotator.commands import fail, open_database
+from annotator.commands import adopt_release_folders, fail, open_database
 from annotator.models import ROLES
 from annotator.schemas import SchemaError, builtin_names
 from annotator.study.accounts import AccountError, create_user, find_user
@@ -21,6 +21,7 @@ def init():
     Safe to run again: existing data is kept.
     """
     database = open_database()
+    adopt_release_folders(database)
     click.echo(f"database ready: {database.engine.url.render_as_string(hide_password=True)}")
 
 

@@ -1,7 +1,8 @@
 """Reading releases back: the list for the release browser and safe file look-up.
 
-A file is served only if it is listed in the release's MANIFEST.json (or is the manifest)
-and resolves inside the release folder, so no path can reach anything else on disk.
+Releases are read from the database (:mod:`annotator.releases.store`). A file is served only
+if the release's MANIFEST.json lists it (or it is the manifest), so no name reaches anything
+else. The folder helpers name where a release is exported on disk.
 """
 
 from __future__ import annotations
@@ -10,7 +11,18 @@ import json
 import re
 from pathlib import Path
 
-from annotator.core.safe_paths import UnsafePathError, child_path
+from sqlalchemy.orm import Session
+
+from annotator.core.safe_paths import child_path
+from annotator.models import Project
+from annotator.releases.store import (
+    MANIFEST,
+    blob_data,
+    file_digests,
+    find_release,
+    manifest_bytes,
+    project_releases,
+)
 
 VERSION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -28,45 +40,39 @@ def release_folder(exports_path: Path, project_slug: str, version: str) -> Path:
     return child_path(Path(exports_path), project_slug, version)
 
 
-def list_releases(exports_path: Path, project_slug: str) -> list[dict]:
-    """Manifests of the project's releases, newest first."""
-    folder = project_folder(exports_path, project_slug)
-    if not folder.is_dir():
-        return []
+def parsed_manifest(raw: bytes) -> dict | None:
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def list_releases(session: Session, project: Project) -> list[dict]:
+    """Manifests of the project's releases, newest first (each with ``version`` set to
+    the stored version)."""
     result = []
-    for child in folder.iterdir():
-        manifest = child / "MANIFEST.json"
-        if child.is_dir() and valid_version(child.name) and manifest.is_file():
-            try:
-                data = json.loads(manifest.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue
-            data["folder"] = str(child)
-            result.append(data)
-    return sorted(result, key=lambda m: (m.get("created_at", ""), m.get("version", "")),
-                  reverse=True)
+    for release in project_releases(session, project):
+        data = parsed_manifest(manifest_bytes(session, release)) or {}
+        data["version"] = release.version
+        data.setdefault("files", {})
+        result.append(data)
+    return result
 
 
-def release_file(exports_path: Path, project_slug: str, version: str,
-                 relative: str) -> Path | None:
-    """The path of one listed file of a release, or None."""
+def release_file(session: Session, project: Project, version: str,
+                 relative: str) -> bytes | None:
+    """The stored bytes of one listed file of a release (or of its manifest), or None."""
     if not valid_version(version):
         return None
-    try:
-        root = release_folder(exports_path, project_slug, version).resolve()
-    except UnsafePathError:
+    release = find_release(session, project, version)
+    if release is None:
         return None
-    manifest = root / "MANIFEST.json"
-    if not manifest.is_file():
+    raw = manifest_bytes(session, release)
+    if relative == MANIFEST:
+        return raw
+    listed = (parsed_manifest(raw) or {}).get("files")
+    if not isinstance(listed, dict) or relative not in listed:
         return None
-    if relative != "MANIFEST.json":
-        try:
-            listed = json.loads(manifest.read_text(encoding="utf-8")).get("files", {})
-        except (OSError, ValueError):
-            return None
-        if relative not in listed:
-            return None
-    path = (root / relative).resolve()
-    if not path.is_relative_to(root) or not path.is_file():
-        return None
-    return path
+    digest = file_digests(release).get(relative)
+    return None if digest is None else blob_data(session, digest)

@@ -1,6 +1,7 @@
-"""``annotator release PROJECT --version V``: write an immutable release folder.
+"""``annotator release PROJECT --version V``: cut an immutable release into the database.
 
-Contents of ``<exports>/<project>/<V>/``:
+Files of a release (stored as blobs, :mod:`annotator.releases.store`; ``annotator release
+export`` writes them as the folder ``<V>/``):
 
 - ``gold.jsonl`` one gold record per released document (:func:`gold.gold_record`);
 - ``gold.csv`` the same, flat: one row per gold edit and per gold rating;
@@ -14,8 +15,8 @@ Contents of ``<exports>/<project>/<V>/``:
   sha256 and size of every other file.
 
 An existing version is refused. Documents not fully adjudicated are left out with their
-reason, or (``require_complete``) the whole release is refused. The folder is written under
-a temporary name and renamed into place, then made read-only. Two releases of the same
+reason, or (``require_complete``) the whole release is refused. The release is stored in
+the caller's transaction, in one savepoint: all of it or nothing. Two releases of the same
 database state differ only in ``created_at`` of the manifest.
 """
 
@@ -23,11 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 from datetime import datetime, timezone
-from pathlib import Path
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -42,9 +39,10 @@ from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.core.stable_json import json_text, jsonl_text, stable
 from annotator.models import Assignment, Document, Project
 from annotator.operations.schema_revision import revisions as schema_revisions
-from annotator.releases.browse import project_folder, release_folder, valid_version
+from annotator.releases.browse import valid_version
 from annotator.releases.formats import gold_csv_text
 from annotator.releases.results import results_files
+from annotator.releases.store import VersionTaken, find_release, store_release
 from annotator.study import audit
 from annotator.study.guideline_text import GuidelineNotFound, guideline_markdown
 from annotator.study.projects import project_schema
@@ -54,24 +52,19 @@ class ReleaseError(Exception):
     """The release was refused (message says why); nothing was written."""
 
 
-def cut_release(session: Session, project: Project, version: str, *, exports_path: Path,
-                notes: str = "", require_complete: bool = False, bootstrap: int | None = None,
+def cut_release(session: Session, project: Project, version: str, *, notes: str = "",
+                require_complete: bool = False, bootstrap: int | None = None,
                 seed: int | None = None, user_id: int | None = None) -> dict:
-    """Write the release and return its manifest. The agreement report's resamples and seed
-    default to the project's own (``agreement.store.bootstrap_settings``)."""
+    """Store the release in the database and return its manifest. The agreement report's
+    resamples and seed default to the project's own (``agreement.store.bootstrap_settings``)."""
     configured = bootstrap_settings(project)
     bootstrap = configured["bootstrap"] if bootstrap is None else bootstrap
     seed = configured["seed"] if seed is None else seed
     if not valid_version(version):
         raise ReleaseError(f"version {version!r}: use letters, digits, '.', '_' or '-' "
                            "(e.g. v1.0)")
-    folder = project_folder(exports_path, project.slug)
-    final = release_folder(exports_path, project.slug, version)
-    if final.exists():
-        # No folder in the message: it is shown on the web page, where a server path
-        # means nothing to the lead and tells a visitor how the server is laid out.
-        raise ReleaseError(f"release {version} of {project.name} exists already; "
-                           "releases are immutable: choose a new version")
+    if find_release(session, project, version) is not None:
+        raise ReleaseError(_exists(project, version))
     documents = session.scalars(select(Document).where(Document.project_id == project.id)
                                 .order_by(Document.position, Document.id)).all()
     released, excluded = [], []
@@ -101,12 +94,20 @@ def cut_release(session: Session, project: Project, version: str, *, exports_pat
         "files": {name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
                   for name, data in sorted(files.items())},
     }
-    files["MANIFEST.json"] = json_text(manifest).encode("utf-8")
-    _write_atomically(folder, final, files)
+    try:
+        store_release(session, project, version, files, json_text(manifest).encode("utf-8"))
+    except VersionTaken:
+        # Cut a moment ago through another server or process on the same database.
+        raise ReleaseError(_exists(project, version)) from None
     audit.record(session, "release.created", user_id=user_id, project_id=project.id,
                  object_type="release", object_id=version,
                  documents=len(released), excluded=len(excluded))
     return manifest
+
+
+def _exists(project, version) -> str:
+    return (f"release {version} of {project.name} exists already; releases are immutable: "
+            "choose a new version")
 
 
 def _files(session, project, released, records, bootstrap, seed) -> dict[str, bytes]:
@@ -189,31 +190,3 @@ def _counts(records, documents, excluded, files) -> dict:
         "gold_ratings": sum(len(r["ratings"]) for r in records),
         "annotators": len([f for f in files if f.startswith("annotations/")]),
     }
-
-
-def _write_atomically(folder: Path, final: Path, files: dict[str, bytes]) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{final.name}-", dir=folder))
-    try:
-        for name, data in files.items():
-            path = staging / name
-            if not path.resolve().is_relative_to(staging.resolve()):
-                raise ReleaseError(f"release file name {name!r} leaves the release folder")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-            path.chmod(0o444)
-        for sub in sorted({p.parent for p in staging.rglob("*")}, reverse=True):
-            sub.chmod(0o555)
-        if final.exists():
-            raise ReleaseError(f"release {final.name} appeared meanwhile; refused")
-        os.rename(staging, final)
-    except BaseException:
-        _remove(staging)
-        raise
-
-
-def _remove(path: Path) -> None:
-    if path.exists():
-        for p in [path, *path.rglob("*")]:
-            p.chmod(0o755 if p.is_dir() else 0o644)
-        shutil.rmtree(path)

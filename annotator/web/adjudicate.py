@@ -8,6 +8,7 @@ X-CSRFToken header, checked by Flask-WTF).
 
 from __future__ import annotations
 
+import io
 from itertools import combinations
 
 from flask import (
@@ -21,6 +22,7 @@ from flask import (
     render_template,
     request,
     send_file,
+    stream_with_context,
     url_for,
 )
 from sqlalchemy import select
@@ -43,6 +45,8 @@ from annotator.releases import (
     release_file,
     verify_release,
 )
+from annotator.releases.export import zip_chunks, zip_name
+from annotator.releases.store import find_release
 from annotator.releases.verify import listed_file_problem
 from annotator.study.projects import project_schema
 from annotator.web.access import db, lead_required, load_user, login_required, project_for_lead
@@ -191,10 +195,6 @@ ACTIONS = {
 # ---------------------------------------------------------------- releases
 
 
-def _exports():
-    return current_app.config["ANNOTATOR"].exports_path
-
-
 @bp.route("/projects/<int:project_id>/releases", methods=["GET", "POST"])
 @lead_required
 def releases(project_id: int):
@@ -202,41 +202,60 @@ def releases(project_id: int):
     if request.method == "POST":
         version = request.form.get("version", "").strip()
         try:
-            manifest = cut_release(db(), project, version, exports_path=_exports(),
+            manifest = cut_release(db(), project, version,
                                    notes=request.form.get("notes", "").strip(),
                                    require_complete=bool(request.form.get("require_complete")),
                                    user_id=load_user().id)
             db().commit()
-            flash(f"Release {version} written: {manifest['counts']['documents_released']} "
+            flash(f"Release {version} stored: {manifest['counts']['documents_released']} "
                   f"document(s), {manifest['counts']['documents_excluded']} excluded.", "ok")
         except ReleaseError as exc:
             db().rollback()
             flash(f"Release refused: {exc}", "error")
         return redirect(url_for("adjudicate.releases", project_id=project.id))
-    found = list_releases(_exports(), project.slug)
+    found = list_releases(db(), project)
     for manifest in found:
-        manifest["verification"] = verify_release(_exports(), project.slug, manifest["version"])
+        manifest["verification"] = verify_release(db(), project, manifest["version"])
     return render_template("releases.html", project=project, releases=found)
+
+
+def _refused(project, version: str, what: str, problem: str) -> Response:
+    return Response(f"{what} of release {version} no longer matches its manifest "
+                    f"({problem}); download refused. Run `annotator release verify "
+                    f"{project.name} {version}`.\n", status=409, mimetype="text/plain")
+
+
+@bp.route("/projects/<int:project_id>/releases/<version>.zip")
+@lead_required
+def release_zip(project_id: int, version: str):
+    """The whole release as one zip, streamed a file at a time from the database."""
+    project = project_for_lead(project_id)
+    release = find_release(db(), project, version)
+    if release is None:
+        abort(404)
+    verification = verify_release(db(), project, version)
+    if not verification.ok:
+        return _refused(project, version, "the release", "; ".join(verification.problems))
+    name = zip_name(project, version)
+    return Response(stream_with_context(zip_chunks(db(), project, release)),
+                    mimetype="application/zip",
+                    headers={"Content-Disposition": f'attachment; filename="{name}.zip"'})
 
 
 @bp.route("/projects/<int:project_id>/releases/<version>/<path:filename>")
 @lead_required
 def release_download(project_id: int, version: str, filename: str):
     project = project_for_lead(project_id)
-    path = release_file(_exports(), project.slug, version, filename)
-    if path is None:
+    data = release_file(db(), project, version, filename)
+    if data is None:
         abort(404)
-    problem = listed_file_problem(_exports(), project.slug, version, filename)
+    problem = listed_file_problem(db(), project, version, filename, data)
     if problem:
-        return Response(f"{filename} of release {version} no longer matches its manifest "
-                        f"({problem}); download refused. Run `annotator release verify "
-                        f"{project.name} {version}`.\n", status=409, mimetype="text/plain")
-    return send_file(
-        path,
-        as_attachment=True,
-        download_name=path.name,
-        mimetype="text/plain" if path.suffix != ".html" else "application/octet-stream",
-    )
+        return _refused(project, version, filename, problem)
+    download = filename.rsplit("/", 1)[-1]
+    return send_file(io.BytesIO(data), as_attachment=True, download_name=download,
+                     mimetype="application/octet-stream" if download.endswith(".html")
+                     else "text/plain")
 
 
 # ---------------------------------------------------------------- third annotator
