@@ -2,9 +2,9 @@
 (``store``), all or nothing."""
 
 from annotator.ingest.readers import DocumentRecord, IngestError, Problem, read_documents
-from annotator.ingest.store import ImportResult, import_file, store_documents
+from annotator.ingest.store import ImportResult, import_file, import_uploads, store_documents
 
 __all__ = [
-    "DocumentRecord", "ImportResult", "IngestError", "Problem", "import_file",
+    "DocumentRecord", "ImportResult", "IngestError", "Problem", "import_file", "import_uploads",
     "read_documents", "store_documents",
 ]

@@ -20,7 +20,7 @@ class ProjectError(ValueError):
 def create_project(
     session: Session,
     name: str,
-    schema: str,
+    schema: str | Schema,
     *,
     annotators_per_doc: int = 2,
     leads: list[User] = (),
@@ -37,7 +37,9 @@ def create_project(
     if clash is not None:
         raise ProjectError(f"name {name!r}: its release folder {slug!r} is taken by project "
                            f"{clash!r}; choose a name that differs in letters or digits")
-    loaded = load_schema(schema)  # raises SchemaError with file/key/expected
+    # A name or file is read here (raises SchemaError with file/key/expected); a Schema
+    # comes already read (an upload on the web page).
+    loaded = schema if isinstance(schema, Schema) else load_schema(schema)
     project = Project(
         name=name,
         slug=slug,
