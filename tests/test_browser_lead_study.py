@@ -24,10 +24,10 @@ pytestmark = pytest.mark.browser
 DOCS = ARTIFACTS.parent / "docs" / "screenshots"
 
 
-def screenshot(page, name: str) -> None:
+def screenshot(page, name: str, full_page: bool = True) -> None:
     """Into test-artifacts/; with UPDATE_SCREENSHOTS=1 also the README's copy in docs/."""
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=full_page)
     if UPDATE_SCREENSHOTS:
         shutil.copy(ARTIFACTS / name, DOCS / name)
 
@@ -190,8 +190,12 @@ def test_the_project_page_names_agreement_and_opens_the_full_report(page, live_s
     click_to_load(page, "#full-report")
     assert page.url.endswith(f"/projects/{study['project_id']}/agreement")
     expect(page.locator(".agreement-report h2").first).to_have_text("Summary")
+    summary = page.locator(".agreement-report table").first.locator("tbody tr")
+    values = summary.locator("td:nth-child(2)").all_inner_texts()
+    first_na = values.index("n/a")
+    assert first_na > 0 and all(v == "n/a" for v in values[first_na:])  # n/a rows last
     plots = page.locator(".agreement-report img")
     assert plots.count() >= 2
     assert plots.first.evaluate("img => img.complete && img.naturalWidth > 0")
     assert page.evaluate("window.__pwned") is None  # document 3's script stayed text
-    screenshot(page, "agreement.png")
+    screenshot(page, "agreement.png", full_page=False)  # the top: the report is long

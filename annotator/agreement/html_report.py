@@ -115,8 +115,8 @@ def _as_annotator(section: dict) -> str:
 
 
 def _summary(report) -> str:
-    rows = []
-    for r in report.get("interpretation", []):
+    rows = []  # defined coefficients first, the n/a ones (with their reason) after them
+    for r in sorted(report.get("interpretation", []), key=lambda r: r["value"] is None):
         m = {"value": r["value"], "explanation": r.get("explanation"),
              "interpretation": {"band": r.get("band")}, "ci": r.get("ci")}
         rows.append(f"<tr>{_named(r.get('title', r['metric']), r['metric'], r.get('about'))}"
