@@ -52,9 +52,10 @@ def _prehighlights_as_annotator(session, project, data) -> dict:
     return report_section(annotations_from_edits(edits), loss_suggestion_marks(session, project))
 
 
-# project id -> (what the report was computed from, the HTML): a page view recomputes
-# (a bootstrap of 1000 resamples) only when the work, the settings or the suggestions moved.
-_pages: dict[int, tuple[tuple, str]] = {}
+# (database, project id) -> (what the report was computed from, the HTML): a page view
+# recomputes (a bootstrap of 1000 resamples) only when the work, the settings or the
+# suggestions moved.
+_pages: dict[tuple[str, int], tuple[tuple, str]] = {}
 _lock = threading.Lock()
 
 
@@ -65,8 +66,9 @@ def report_page(session: Session, project: Project) -> str:
     settings = bootstrap_settings(project)
     marker = (change_marker(session, project), project.version, _suggestion_marker(session,
                                                                                     project))
+    key = (str(session.get_bind().url), project.id)
     with _lock:
-        cached = _pages.get(project.id)
+        cached = _pages.get(key)
     if cached is not None and cached[0] == marker:
         return cached[1]
     report = project_report(session, project, bootstrap=settings["bootstrap"],
@@ -77,7 +79,7 @@ def report_page(session: Session, project: Project) -> str:
 
     html = render_fragment(report)
     with _lock:
-        _pages[project.id] = (marker, html)
+        _pages[key] = (marker, html)
     return html
 
 
