@@ -28,7 +28,9 @@ from annotator.web import (
     evaluation,
     formatting,
     manage,
+    project_create,
     project_settings,
+    project_setup,
     validation,
 )
 from annotator.web.errors import render_error
@@ -84,6 +86,8 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     app.register_blueprint(datamanager.bp)
     app.register_blueprint(manage.bp)
     app.register_blueprint(project_settings.bp)
+    app.register_blueprint(project_create.bp)
+    app.register_blueprint(project_setup.bp)
     formatting.register(app)
     errors.register(app)
 

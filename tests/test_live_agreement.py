@@ -17,8 +17,8 @@ def complete_with_deletion(database, assignment_ids, start, end):
 
 
 def exact_macro(page: str) -> str:
-    match = re.search(r'data-metric="spans.source.exact.macro_f1">\s*<td>[^<]*</td>\s*<td>([^<]*)<',
-                      page)
+    match = re.search(r'data-metric="spans.source.exact_f1.macro"[^>]*>\s*<td[^>]*>[^<]*</td>'
+                      r'\s*<td>([^<]*)<', page)
     return match.group(1) if match else "n/a"
 
 

@@ -12,8 +12,10 @@ from tests.conftest import PASSWORD, login
 STATE_CHANGING = {"POST", "PUT", "PATCH", "DELETE"}
 PUBLIC = {"auth.login", "auth.logout", "static", "documents.home", "documents.my_documents",
           "dashboard.projects", "favicon"}
-# Open to every lead, but showing only what that lead manages (checked below).
-ANY_LEAD = {"manage.users", "manage.create"}
+# Open to every lead, but showing only what that lead manages (checked below); creating a
+# project (its form, schema preview and creation) concerns no existing project.
+ANY_LEAD = {"manage.users", "manage.create", "project_create.new", "project_create.preview",
+            "project_create.create"}
 
 
 @pytest.fixture

@@ -19,20 +19,26 @@ from annotator.core.vocabulary import SIDES
 from .html_cells import _coefficient, _e, _metric_cells, _named, _num, _table
 from .html_tokens import token_section
 
+# Every rule sits under .agreement-report, so the same style serves the standalone file
+# and the report shown inside the app's page (where the app's own style surrounds it).
 CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;
- max-width:62rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#222;background:#fff}
-h1{font-size:1.7rem;margin-bottom:.2rem}h2{font-size:1.3rem;margin-top:2.2rem;
- border-bottom:1px solid #ddd;padding-bottom:.2rem}h3{font-size:1.05rem;margin-top:1.4rem}
-table{border-collapse:collapse;margin:.6rem 0 1rem;font-size:.92rem}
-th,td{border:1px solid #ddd;padding:.25rem .55rem;text-align:left;vertical-align:top}
-th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.muted{color:#666;font-size:.88rem}.warn{color:#8a4b00}
-img{max-width:100%;height:auto;display:block;margin:.5rem 0}
-.band-good,.band-almost{background:#e3f4e3}.band-tentative,.band-substantial{background:#eef7d9}
-.band-moderate{background:#fff6d6}.band-low,.band-fair,.band-slight,.band-poor{background:#fde4e1}
+.agreement-report{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,
+ sans-serif;max-width:62rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#222}
+.agreement-report h1{font-size:1.7rem;margin-bottom:.2rem}.agreement-report h2{font-size:1.3rem;
+ margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
+.agreement-report h3{font-size:1.05rem;margin-top:1.4rem}
+.agreement-report table{border-collapse:collapse;margin:.6rem 0 1rem;font-size:.92rem}
+.agreement-report th,.agreement-report td{border:1px solid #ddd;padding:.25rem .55rem;
+ text-align:left;vertical-align:top}.agreement-report th{background:#f4f4f4}
+.agreement-report td.num{text-align:right;font-variant-numeric:tabular-nums}
+.agreement-report .muted{color:#666;font-size:.88rem}.agreement-report .warn{color:#8a4b00}
+.agreement-report img{max-width:100%;height:auto;display:block;margin:.5rem 0}
+.agreement-report .band-good,.agreement-report .band-almost{background:#e3f4e3}
+.agreement-report .band-tentative,.agreement-report .band-substantial{background:#eef7d9}
+.agreement-report .band-moderate{background:#fff6d6}
+.agreement-report .band-low,.agreement-report .band-fair,.agreement-report .band-slight,
+.agreement-report .band-poor{background:#fde4e1}
 """
-
 
 def _png(fig: Figure) -> str:
     FigureCanvasAgg(fig)
@@ -109,8 +115,8 @@ def _as_annotator(section: dict) -> str:
 
 
 def _summary(report) -> str:
-    rows = []
-    for r in report.get("interpretation", []):
+    rows = []  # defined coefficients first, the n/a ones (with their reason) after them
+    for r in sorted(report.get("interpretation", []), key=lambda r: r["value"] is None):
         m = {"value": r["value"], "explanation": r.get("explanation"),
              "interpretation": {"band": r.get("band")}, "ci": r.get("ci")}
         rows.append(f"<tr>{_named(r.get('title', r['metric']), r['metric'], r.get('about'))}"
@@ -254,10 +260,18 @@ def _aggregation(report) -> str:
 
 def render_html(report: dict) -> str:
     """One self-contained HTML page for ``report``."""
+    title = _e(report["schema"]["title"])
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            f"<title>Agreement report: {title}</title></head><body>"
+            f"{render_fragment(report)}</body></html>")
+
+
+def render_fragment(report: dict) -> str:
+    """The report's content in one ``<div class="agreement-report">``, after its style
+    (:data:`CSS`), for a page that brings its own head: the app's agreement page."""
     s, c = report["schema"], report["counts"]
     parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>Agreement report: {_e(s['title'])}</title><style>{CSS}</style></head><body>",
+        f"<style>{CSS}</style><div class='agreement-report'>",
         f"<h1>Agreement report</h1><p class='muted'>{_e(s['title'])} ({_e(s['name'])}); "
         f"{c['documents']} documents, {c['annotators']} annotators, {c['edits']} edits, "
         f"{c['ratings']} ratings; {c['documents_with_2plus_annotators']} documents with two or "
@@ -281,5 +295,5 @@ def render_html(report: dict) -> str:
     parts += ["<h2>Aggregation levels</h2>", _aggregation(report),
               "<h2>Annotators</h2>", _annotators(report), "<h2>Distributions</h2>", _plots(report)]
     cites = "".join(f"<li>{_e(k)}: {_e(v)}</li>" for k, v in report.get("citations", {}).items())
-    parts.append(f"<h2>References</h2><ul class='muted'>{cites}</ul></body></html>")
+    parts.append(f"<h2>References</h2><ul class='muted'>{cites}</ul></div>")
     return "".join(parts)

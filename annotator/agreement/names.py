@@ -76,3 +76,20 @@ def describe(path: str, schema=None) -> dict:
                 "about": f"SALSA: each token labelled by whether an annotator's {subject} "
                          "edits cover it"}
     return {"title": path, "about": about}
+
+
+def summary_rows(summary: dict) -> list[dict]:
+    """The rows of a live agreement summary (``agreement.store.live_summary``) for a page:
+    each headline coefficient and each macro span F1 under its readable name (``title``,
+    ``about``; the raw key stays in ``metric``), defined values first and the rows that are
+    n/a (with their reason in ``explanation``) last, each group in report order."""
+    rows = [{"metric": r["metric"], "title": r.get("title") or r["metric"],
+             "about": r.get("about") or "", "value": r.get("value"), "ci": r.get("ci"),
+             "band": r.get("band"), "explanation": r.get("explanation")}
+            for r in summary.get("rows", [])]
+    for side, kinds in summary.get("spans", {}).items():
+        for kind, m in kinds.items():
+            key = f"spans.{side}.{kind}_f1.macro"
+            rows.append({"metric": key, **describe(key), "value": m.get("value"),
+                         "ci": m.get("ci"), "band": None, "explanation": m.get("explanation")})
+    return sorted(rows, key=lambda r: r["value"] is None)

@@ -14,39 +14,6 @@ from annotator.commands import SEED, open_database, project_or_exit
 # and the light commands start fast (benchmarks/bench_cli_startup.py measures it).
 
 
-def project_report(session, project, *, bootstrap: int, seed: int, first_span_only: bool,
-                   iou: float, embeddings: bool, sentences: str = "stored",
-                   constituents: str | None = None) -> dict:
-    from annotator.agreement.report import build_report
-    from annotator.agreement.store import load_agreement_input, prehighlighter_precision
-
-    embed = None
-    if embeddings:
-        from annotator.align.embeddings import default_embedder
-
-        embed = default_embedder().encode
-    data = load_agreement_input(session, project, embed=embed, constituents=constituents)
-    if sentences != "stored":
-        from annotator.agreement.sentences import resplit
-
-        data.documents = resplit(data.documents, sentences)
-    report = build_report(data, bootstrap=bootstrap, seed=seed, iou_threshold=iou,
-                          first_span_only=first_span_only)
-    report["project"] = project.name
-    report["prehighlighters"] = prehighlighter_precision(session, project)
-    report["prehighlights_as_annotator"] = _prehighlights_as_annotator(session, project, data)
-    return report
-
-
-def _prehighlights_as_annotator(session, project, data) -> dict:
-    from annotator.agreement.prehighlight_agreement import annotations_from_edits, report_section
-    from annotator.align.store import loss_suggestion_marks
-
-    done = {(w.document_id, w.annotator) for w in data.work if w.status == "done"}
-    edits = [e for e in data.edits if (e.document_id, e.annotator) in done]
-    return report_section(annotations_from_edits(edits), loss_suggestion_marks(session, project))
-
-
 @click.command()
 @click.argument("project_name", metavar="PROJECT")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole report as one JSON object.")
@@ -96,6 +63,8 @@ def agreement(project_name, as_json, html_path, bootstrap, seed, constituents, s
         configured = bootstrap_settings(project)
         bootstrap = configured["bootstrap"] if bootstrap is None else bootstrap
         seed = configured["seed"] if seed is None else seed
+        from annotator.operations.agreement_report import project_report
+
         try:
             report = project_report(session, project, bootstrap=bootstrap, seed=seed,
                                     first_span_only=first_span_only, iou=iou,

@@ -43,7 +43,9 @@ class DocumentRecord:
     sentence_pairs: list[tuple[int, int]] | None = None
 
 
-def detect_format(path: Path, fmt: str | None) -> str:
+def detect_format(path: Path, fmt: str | None, *, how: str = "pass --format") -> str:
+    """The format named, else the one of the file name's ending; ``how`` tells a person
+    who sent neither how to name it (the command's option, the web form's menu)."""
     if fmt:
         if fmt not in FORMATS:
             raise IngestError([Problem(str(path), None, None,
@@ -55,14 +57,25 @@ def detect_format(path: Path, fmt: str | None) -> str:
     if suffix == "ndjson":
         return "jsonl"
     raise IngestError([Problem(str(path), None, None,
-                               "cannot tell the format from the file name; pass --format")])
+                               f"cannot tell the format from the file name; {how}")])
 
 
 def read_documents(path: Path, fmt: str | None = None) -> list[DocumentRecord]:
     """Parse and validate a whole file; raise IngestError listing every problem."""
-    name = str(path)
     fmt = detect_format(path, fmt)
-    text = read_text(path)
+    return parse_documents(read_text(path), str(path), fmt)
+
+
+def read_uploaded_documents(raw: bytes, name: str, fmt: str | None = None
+                            ) -> list[DocumentRecord]:
+    """A file sent from the web page: its bytes and its name (what every problem cites,
+    and whose ending gives the format unless ``fmt`` names it)."""
+    fmt = detect_format(Path(name), fmt, how="choose the format in the form")
+    return parse_documents(_decode(raw, name), name, fmt)
+
+
+def parse_documents(text: str, name: str, fmt: str) -> list[DocumentRecord]:
+    """The records of a file's text in format ``fmt``, every problem citing ``name``."""
     parse_problems: list[Problem] = []
     if fmt == "jsonl":
         rows = json_lines_rows(text, name, parse_problems)

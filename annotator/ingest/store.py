@@ -10,7 +10,13 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from annotator.align.text import split_sentences
-from annotator.core.records import DocumentRecord, IngestError, Problem, read_documents
+from annotator.core.records import (
+    DocumentRecord,
+    IngestError,
+    Problem,
+    read_documents,
+    read_uploaded_documents,
+)
 from annotator.models import Assignment, Document, Edit, Project, Rating
 from annotator.study import audit
 
@@ -52,6 +58,39 @@ def import_file(
         created=result.created, updated=result.updated,
     )
     return result
+
+
+def import_uploads(
+    session: Session,
+    project: Project,
+    uploads: list[tuple[str, bytes]],
+    fmt: str | None = None,
+    *,
+    user_id: int | None = None,
+) -> ImportResult:
+    """Files sent from the web page, ``(name, bytes)`` each, as ONE import: every file is
+    read and checked first and the problems of all of them are raised together; then
+    everything is stored in the caller's transaction (a clash found while storing, such as
+    an id in two files, raises too: the caller rolls back, nothing is kept)."""
+    if not uploads:
+        raise IngestError([Problem("(no file)", None, None, "choose at least one file")])
+    read: list[tuple[str, list[DocumentRecord]]] = []
+    problems: list[Problem] = []
+    for name, raw in uploads:
+        try:
+            read.append((name, read_uploaded_documents(raw, name, fmt)))
+        except IngestError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise IngestError(problems)
+    created = updated = 0
+    for name, records in read:
+        result = store_documents(session, project, records, name)
+        audit.record(session, "documents.imported", user_id=user_id, project_id=project.id,
+                     object_type="project", object_id=project.id, file=name,
+                     created=result.created, updated=result.updated)
+        created, updated = created + result.created, updated + result.updated
+    return ImportResult(created=created, updated=updated)
 
 
 def store_documents(

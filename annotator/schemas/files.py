@@ -39,25 +39,31 @@ def load_schema_file(path: str | Path) -> Schema:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SchemaError(str(path), "file", "a readable UTF-8 text file", str(exc)) from None
+    return schema_from_text(text, str(path))
+
+
+def schema_from_text(text: str, name: str) -> Schema:
+    """The text of a schema file of any kind (an upload on the web page; ``name``, the
+    file's name, is what error messages cite) as a Schema, like :func:`load_schema_file`."""
     kind = schema_kind(text)
     if kind == "yaml":
-        return parse_schema(text, str(path))
+        return parse_schema(text, name)
     if kind == "thresh":
         # thresh_typology and labelstudio_config build Schema objects of this package's
         # __init__, which loads this module: imported on use to avoid the cycle.
         from annotator.schemas.thresh_typology import parse_typology
 
-        schema = parse_typology(text, str(path))
+        schema = parse_typology(text, name)
     else:
         try:  # label-studio-sdk is loaded for a Label Studio config only (see above)
             from annotator.schemas.labelstudio_config import parse_labelstudio_config
         except ImportError:
-            raise SchemaError(str(path), "(top level)", "a YAML schema or Thresh typology "
+            raise SchemaError(name, "(top level)", "a YAML schema or Thresh typology "
                               "(Label Studio configs are not readable here yet)",
                               "an XML file") from None
-        schema = parse_labelstudio_config(text, str(path))
+        schema = parse_labelstudio_config(text, name)
     # Round through our own format: the project stores (and later re-reads) this text.
-    return parse_schema(dump_schema(schema), str(path))
+    return parse_schema(dump_schema(schema), name)
 
 
 def dump_schema(schema: Schema) -> str:

@@ -7,9 +7,9 @@ from sqlalchemy.orm import Session
 
 from annotator.core.safe_paths import project_slug
 from annotator.models import Project, ProjectMember, User
-from annotator.schemas import load_schema
+from annotator.schemas import Schema, load_schema
 
-# A project's schema is read where schemas are read; importers of this module keep finding it here.
+# A project's schema is parsed where schemas are read; its importers keep finding it here.
 from annotator.schemas.files import project_schema  # noqa: F401
 from annotator.study import audit
 
@@ -21,7 +21,7 @@ class ProjectError(ValueError):
 def create_project(
     session: Session,
     name: str,
-    schema: str,
+    schema: str | Schema,
     *,
     annotators_per_doc: int = 2,
     leads: list[User] = (),
@@ -38,7 +38,9 @@ def create_project(
     if clash is not None:
         raise ProjectError(f"name {name!r}: its release folder {slug!r} is taken by project "
                            f"{clash!r}; choose a name that differs in letters or digits")
-    loaded = load_schema(schema)  # raises SchemaError with file/key/expected
+    # A name or file is read here (raises SchemaError with file/key/expected); a Schema
+    # comes already read (an upload on the web page).
+    loaded = schema if isinstance(schema, Schema) else load_schema(schema)
     project = Project(
         name=name,
         slug=slug,

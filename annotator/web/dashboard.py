@@ -1,4 +1,5 @@
-"""The lead's side: projects and their progress per annotator."""
+"""The lead's side: projects, their progress per annotator and their agreement (a summary
+on the project page, the full readable report at ``/projects/<id>/agreement``)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from collections import defaultdict
 from flask import Blueprint, render_template
 from sqlalchemy import func, select
 
+from annotator.agreement.names import summary_rows
 from annotator.agreement.store import live_summary
 from annotator.annotate.modes import project_mode
 from annotator.models import Assignment, Document, Project, ProjectMember, User
+from annotator.operations.agreement_report import report_page
 from annotator.study.projects import project_schema
 from annotator.web.access import db, lead_required, load_user, project_for_lead
 
@@ -57,12 +60,23 @@ def overview(project_id: int, page: int = 1):
         for document_id, username, status, assignment_id in rows:
             holders[document_id].append(
                 {"username": username, "status": status, "assignment_id": assignment_id})
+    agreement = live_summary(db(), project)
     return render_template(
         "project_overview.html", project=project, schema=project_schema(project),
-        agreement=live_summary(db(), project), has_results=project_mode(project).has_results,
+        agreement=agreement, agreement_rows=summary_rows(agreement),
+        has_results=project_mode(project).has_results,
         progress=progress, documents=documents, holders=holders, total=total, page=page,
         pages=max(1, -(-total // PAGE_SIZE)),
     )
+
+
+@bp.route("/<int:project_id>/agreement")
+@lead_required
+def agreement(project_id: int):
+    """The readable agreement report (``annotator agreement PROJECT --html``), with plots."""
+    project = project_for_lead(project_id)
+    return render_template("project_agreement.html", project=project,
+                           report=report_page(db(), project))
 
 
 def annotator_progress(project: Project) -> list[dict]:

@@ -70,7 +70,10 @@ def prehighlight_project(
     force: bool = False,
     progress: Callable[[int, int], None] | None = None,
     user_id: int | None = None,
+    chunk: int = CHUNK,
 ) -> PrehighlightSummary:
+    """Suggestions for the project's documents not yet pre-highlighted (all with ``force``),
+    committed ``chunk`` documents at a time (each commit is progress others can read)."""
     schema = project_schema(project)
     detectors = set(schema.prehighlighters) or None
     settings = align_settings(project)
@@ -80,11 +83,11 @@ def prehighlight_project(
     # Each worker process loads the embedding model (seconds): only worth it for many documents.
     workers = max(1, min(workers, len(pending) // MIN_DOCUMENTS_PER_WORKER))
     stored = stored_documents = 0
-    for start in range(0, len(pending), CHUNK):
-        chunk = session.scalars(select(Document).where(
-            Document.id.in_(pending[start:start + CHUNK])).order_by(Document.position)).all()
-        inputs = [_pair(doc) for doc in chunk]
-        by_id = {str(doc.id): doc for doc in chunk}
+    for start in range(0, len(pending), chunk):
+        documents = session.scalars(select(Document).where(
+            Document.id.in_(pending[start:start + chunk])).order_by(Document.position)).all()
+        inputs = [_pair(doc) for doc in documents]
+        by_id = {str(doc.id): doc for doc in documents}
         for doc_id, suggestions, groups in suggest_many(
                 inputs, workers=workers, detectors=detectors, settings=settings,
                 with_alignment=True):
