@@ -6,10 +6,15 @@ reachable."""
 
 from __future__ import annotations
 
-import pytest
+import re
+from datetime import datetime, timezone
 
-from annotator.models import Assignment
-from tests.browser_helpers import open_page, prepare, wait_for
+import pytest
+from sqlalchemy import select
+
+from annotator.models import Assignment, GoldEdit
+from tests.adjudication_fixtures import TARGET as QA_TARGET
+from tests.browser_helpers import drag_select, open_page, prepare, span, wait_for
 from tests.conftest import browser_login
 
 pytestmark = pytest.mark.browser
@@ -87,3 +92,96 @@ def test_after_adjudicating_the_next_in_queue_is_offered(app, page, live_server,
     with page.expect_navigation():
         link.click()
     assert page.url.endswith(f"/projects/{pid}/adjudicate/{docs['q2']}")
+
+
+# ---------------------------------------------------------------- item 8: adjudication
+
+
+def open_adjudication(app, page, live_server, qa_study, document="q1"):
+    app.config["ADJUDICATION_EMBEDDINGS"] = False
+    browser_login(page, live_server, "lee")
+    page.goto(f"{live_server}/projects/{qa_study['project_id']}/adjudicate/"
+              f"{qa_study['docs'][document]}")
+    page.locator("#adj-units [data-unit]").first.wait_for()
+
+
+def test_adjudication_texts_side_by_side_and_a_units_target_span_on_screen(
+        app, page, live_server, qa_study):
+    open_adjudication(app, page, live_server, qa_study)
+    original = page.locator("#text-source").bounding_box()
+    simplification = page.locator("#text-target").bounding_box()
+    assert abs(original["y"] - simplification["y"]) < 2, (original, simplification)
+    assert simplification["x"] >= original["x"] + original["width"]
+    # Ben's unmatched edit has a span in the simplification ("fair"): with its card focused
+    # far down the page, the span is on screen, emphasised.
+    card = page.locator("#adj-unmatched .unit").first
+    card.focus()
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    span = page.locator("#text-target .seg.focus").first
+    box = span.bounding_box()
+    assert span.inner_text() == "fair"
+    assert 0 <= box["y"] and box["y"] + box["height"] <= page.viewport_size["height"]
+
+
+def test_compare_all_uses_the_width_and_keeps_the_decision_column_whole(
+        app, page, live_server, qa_study):
+    open_adjudication(app, page, live_server, qa_study)
+    page.locator("#adj-units .unit button.reject").first.click()
+    page.locator("#adj-units .unit.decided").wait_for()
+    page.click("#adj-compare-toggle")
+    table = page.locator("#adj-compare-table")
+    body = page.locator(".adj-body").bounding_box()
+    assert table.bounding_box()["width"] >= 0.9 * body["width"]
+    decision = table.locator(".compare-decision").first
+    assert decision.inner_text() == "reject by lee"
+    assert decision.evaluate("e => e.scrollWidth <= e.clientWidth")
+    # one line: the words are not broken into a narrow column
+    lines = decision.evaluate("""e => { const r = document.createRange();
+        r.selectNodeContents(e);
+        return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; }""")
+    assert lines == 1
+
+
+def test_the_merge_form_chooses_the_edit_type_with_styled_boxes(app, page, live_server,
+                                                                 qa_study, database):
+    open_adjudication(app, page, live_server, qa_study)
+    unit = page.locator("#adj-units .unit").first
+    unit.locator(".edit[data-annotator=ana] button.merge").click()
+    form = unit.locator(".merge-form")
+    choice = form.locator("select[name=edit_type]")
+    assert {"Deletion", "Oversimplification"} <= set(choice.locator("option").all_inner_texts())
+    assert choice.input_value() == "deletion"
+    question = form.locator("textarea[name=question]")
+    look = question.evaluate("""e => { const s = getComputedStyle(e);
+        return {radius: parseFloat(s.borderTopLeftRadius), width: e.getBoundingClientRect().width,
+                font: s.fontFamily, page: getComputedStyle(document.body).fontFamily}; }""")
+    assert look["radius"] > 0 and look["font"] == look["page"], look
+    assert look["width"] >= 0.9 * form.bounding_box()["width"], look
+    choice.select_option("oversimplification")
+    # The question typed so far stays (both types ask it); the preview names the new type.
+    assert question.input_value() == "How much of the drug did patients get?"
+    assert "Oversimplification" in form.locator(".merge-preview h4").inner_text()
+    drag_select(page, "target", *span(QA_TARGET, "got a drug every day"))  # its other side
+    form.locator(".merge-span[data-side=target]").wait_for()
+    form.locator("button.save-merge").click()
+    page.locator("#adj-units .unit.decided").wait_for()
+    with database.session() as session:
+        (gold,) = session.scalars(select(GoldEdit)).all()
+        assert gold.edit_type == "oversimplification"
+
+
+def test_history_shows_usernames_and_readable_times(app, page, live_server, qa_study):
+    open_adjudication(app, page, live_server, qa_study)
+    page.locator("#adj-units .unit button.reject").first.click()
+    page.locator("#adj-units .unit.decided").wait_for()
+    page.locator("#adj-units .unit.decided button.undo").click()
+    page.locator("#adj-history li.retracted").wait_for()
+    lines = page.locator("#adj-history li").all_inner_texts()
+    text = "\n".join(lines)
+    assert not re.search(r"#\d", text), text                     # no database ids
+    assert not re.search(r"\d{4}-\d\d-\d\dT\d\d:", text), text   # no raw ISO timestamps
+    assert not re.search(r"edits:\d", text), text
+    assert "reject · unit 1 · lee" in lines[1], lines
+    assert "(undone by lee)" in lines[1], lines
+    year = str(datetime.now(timezone.utc).year)
+    assert all(year in line for line in lines), lines

@@ -8,6 +8,7 @@ import { el, showMessage, typing } from "./dom.js";
 import { decisionSummary, editDetails, editNumbers, goldEdit, typeSpec } from "./adjudicate_edits.js";
 import { closeMerge, offerSelection, openMerge } from "./adjudicate_merge.js";
 import { renderCompare } from "./adjudicate_compare.js";
+import { renderHistory } from "./adjudicate_history.js";
 import { highlightEdits, marksFor, renderText, selectedSpan } from "./adjudicate_text.js";
 import { renderRatings } from "./adjudicate_ratings.js";
 
@@ -128,15 +129,6 @@ function unitCard(unit, numbers) {
   return card;
 }
 
-function renderHistory() {
-  const list = document.getElementById("adj-history");
-  list.replaceChildren();
-  for (const d of state.history) {
-    const what = `#${d.id} ${d.kind}${d.item_key ? ` ${d.item_key}` : ""} · ${d.user || "automatic"} · ${d.created_at} · round ${d.round}`;
-    list.append(el("li", { class: d.retracted_by_id ? "retracted" : "" }, what, d.note ? ` — ${d.note}` : "", d.retracted_by_id ? ` (retracted by #${d.retracted_by_id})` : ""));
-  }
-}
-
 function render(next) {
   const focused = document.activeElement?.closest?.("[data-unit]")?.dataset.unit;
   state = next;
@@ -165,7 +157,7 @@ function render(next) {
   if (!unmatched.children.length) unmatched.append(el("p", { class: "empty" }, "None."));
   renderCompare(document.getElementById("adj-compare"), state);
   renderRatings(document.getElementById("adj-ratings"), state, { decide, open: open() });
-  renderHistory();
+  renderHistory(document.getElementById("adj-history"), state);
   if (focused) document.querySelector(`${compare ? ".compare-row" : ".unit"}[data-unit="${focused}"]`)?.focus({ preventScroll: true });
 }
 
