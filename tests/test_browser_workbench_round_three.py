@@ -14,7 +14,15 @@ from sqlalchemy import select
 
 from annotator.models import Assignment, GoldEdit
 from tests.adjudication_fixtures import TARGET as QA_TARGET
-from tests.browser_helpers import drag_select, open_page, prepare, span, wait_for
+from tests.browser_helpers import (
+    SOURCE,
+    drag_select,
+    open_page,
+    prepare,
+    span,
+    standard_suggestions,
+    wait_for,
+)
 from tests.conftest import browser_login
 
 pytestmark = pytest.mark.browser
@@ -185,3 +193,28 @@ def test_history_shows_usernames_and_readable_times(app, page, live_server, qa_s
     assert "(undone by lee)" in lines[1], lines
     year = str(datetime.now(timezone.utc).year)
     assert all(year in line for line in lines), lines
+
+
+# ---------------------------------------------------------------- item 4: the new edit's form
+
+
+def test_a_new_edit_from_a_selection_brings_its_form_into_view_focused(page, live_server,
+                                                                       study, database):
+    aid = study["assignments"]["ana"][0]
+    prepare(database, aid, suggestions=standard_suggestions())
+    page.set_viewport_size({"width": 1440, "height": 560})
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    drag_select(page, "source", *span(SOURCE, "124 adults"))
+    page.locator("#popover [data-type=deletion]").click()
+    form = page.locator("#edit-form")
+    form.wait_for()
+    # The first field has the focus: the annotator types the question at once.
+    assert page.evaluate("document.activeElement.dataset.field") == "question"
+    assert page.evaluate("document.getElementById('edit-form').contains(document.activeElement)")
+    panel = page.locator("#tab-annotate").bounding_box()
+    top = form.bounding_box()["y"]
+    assert panel["y"] - 1 <= top < panel["y"] + panel["height"] / 2, (panel, top)
+    page.keyboard.type("How many adults took part?")
+    assert page.locator("#edit-form textarea[data-field=question]").input_value() == \
+        "How many adults took part?"

@@ -169,6 +169,16 @@ Object.assign(ctx, {
     ctx.openEdit(list[next].key);
     ctx.els.list.querySelector(`[data-key="${list[next].key}"]`)?.focus();
   },
+  /** Bring the open edit's form into view in the sidebar and focus its first field: a new
+   *  edit made from a selection opened below the fold with nothing focused (issue 35). */
+  revealForm() {
+    const form = ctx.els.form;
+    if (form.hidden) return;
+    form.scrollIntoView({ block: "start", behavior: "instant" });
+    const first = form.querySelector(".fields .field:not([hidden]) :is(textarea, input)") ||
+      form.querySelector(".span-row select");
+    first?.focus({ preventScroll: true });
+  },
   focusField(name) {
     const form = ctx.els.form;
     let field = form.querySelector(`[data-field="${name}"]`);

@@ -29,6 +29,7 @@ export function makePopover(ctx) {
           const edit = ctx.edits.create(t.name, { spans: [{ side, start, end }] });
           clearSelection();
           ctx.openEdit(edit.key);
+          ctx.revealForm();
         } }, el("span", { class: "swatch" }), t.label, t.key ? el("kbd", {}, t.key) : null);
         paintSwatch(b.querySelector(".swatch"), ctx.state.schema, t.name);
         return b;
