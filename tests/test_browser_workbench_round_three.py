@@ -218,3 +218,47 @@ def test_a_new_edit_from_a_selection_brings_its_form_into_view_focused(page, liv
     page.keyboard.type("How many adults took part?")
     assert page.locator("#edit-form textarea[data-field=question]").input_value() == \
         "How many adults took part?"
+
+
+# ---------------------------------------------------------------- item 9: question guidance
+
+
+def test_guidance_leaves_ordinary_words_and_words_given_later_alone(page, live_server, study):
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, study["assignments"]["ana"][0])
+    result = page.evaluate("""async () => {
+        const g = await import('/static/js/guidance.js');
+        const target = 'Kids got a new medicine. It helped them breathe. The inhaler was used at all ages.';
+        const type = {sides: ['source', 'target']};
+        const rationale = [{side: 'target', start: 0, end: 24}];  // "Kids got a new medicine."
+        const edit = (q) => ({fields: {question: q, answer: ''}, spans: rationale});
+        return {
+          ordinary: g.ungivenWords('Having which ages was the medicine useful for?', 'Kids got a medicine.'),
+          later: g.guidance(edit('How often was the inhaler used?'), type, target).question,
+          concept: g.ungivenWords('What was the infusion rate of the bronchodilator?', target),
+        };
+    }""")
+    assert result["ordinary"] == [], result
+    assert result["later"] == [], result  # "inhaler" comes after the rationale
+    assert result["concept"] == ["infusion", "bronchodilator"], result
+
+
+def test_a_guidance_warning_can_be_dismissed(page, live_server, study, database):
+    aid = study["assignments"]["ana"][0]
+    prepare(database, aid)
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    drag_select(page, "source", *span(SOURCE, "124 adults"))
+    page.locator("#popover [data-type=deletion]").click()
+    question = page.locator("#edit-form textarea[data-field=question]")
+    question.fill("Was the trial blinded")
+    yes_no = page.locator("#warn-question li", has_text="yes/no")
+    yes_no.wait_for()
+    yes_no.locator("button.dismiss-warning").click()
+    assert yes_no.count() == 0
+    question.press("End")
+    page.keyboard.type("?")  # typing on: the dismissed warning stays away
+    assert question.input_value() == "Was the trial blinded?"
+    assert yes_no.count() == 0
+    # the other warning ("blinded" is not in the simplification) is still there
+    assert "blinded" in page.locator("#warn-question").inner_text()

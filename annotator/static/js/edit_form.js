@@ -224,11 +224,22 @@ export function renderSpans(ctx, container, edit) {
   container.replaceChildren(...rows);
 }
 
+/** The guidance warnings under each field. Each can be dismissed (issue 35): the annotator
+ *  judged it and it stays hidden for this edit while the page is open; a different
+ *  warning (other words flagged) shows again. */
 export function updateWarnings(ctx, container, edit) {
   const type = ctx.state.typesByName[edit.edit_type];
   const result = guidance(edit, type, ctx.state.cps.target);
+  const dismissed = (ctx.state.dismissedWarnings ||= new Set());
   for (const ul of container.querySelectorAll("ul.warnings")) {
     const name = ul.closest(".field").dataset.name;
-    ul.replaceChildren(...(result[name] || []).map((w) => el("li", {}, w)));
+    const shown = (result[name] || []).filter((w) => !dismissed.has(`${edit.key}|${name}|${w}`));
+    ul.replaceChildren(...shown.map((w) => el("li", {}, el("span", {}, w),
+      el("button", { type: "button", class: "dismiss-warning", title: "Dismiss this warning", "aria-label": "Dismiss this warning",
+        onclick: (event) => {
+          dismissed.add(`${edit.key}|${name}|${w}`);
+          event.currentTarget.closest("li").remove();
+          container.querySelector(`[data-field="${CSS.escape(name)}"]`)?.focus({ preventScroll: true });
+        } }, "×"))));
   }
 }
