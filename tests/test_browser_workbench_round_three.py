@@ -12,7 +12,8 @@ from datetime import datetime, timezone
 import pytest
 from sqlalchemy import select
 
-from annotator.models import Assignment, GoldEdit
+from annotator.models import Assignment, Document, GoldEdit, Project, User
+from annotator.operations.demo import DEMO_USERS, create_demo
 from tests.adjudication_fixtures import TARGET as QA_TARGET
 from tests.browser_helpers import (
     SOURCE,
@@ -26,6 +27,7 @@ from tests.browser_helpers import (
 from tests.conftest import browser_login
 
 pytestmark = pytest.mark.browser
+DEMO_PASSWORDS = {name: password for name, _, password in DEMO_USERS}
 
 
 # ---------------------------------------------------------------- item 5: the flow
@@ -262,3 +264,34 @@ def test_a_guidance_warning_can_be_dismissed(page, live_server, study, database)
     assert yes_no.count() == 0
     # the other warning ("blinded" is not in the simplification) is still there
     assert "blinded" in page.locator("#warn-question").inner_text()
+
+
+# ---------------------------------------------------------------- item 10: PLABA
+
+
+def open_plaba(page, live_server, database):
+    with database.session() as session:
+        create_demo(session)
+        project = session.scalar(select(Project).where(Project.name == "demo-plaba"))
+        aid = session.scalar(select(Assignment.id).join(Document).join(User).where(
+            Document.project_id == project.id, User.username == "ana").order_by(Assignment.id))
+    browser_login(page, live_server, "ana", DEMO_PASSWORDS["ana"])
+    open_page(page, live_server, aid)
+
+
+def test_a_schema_without_edit_types_offers_no_edit_tools(page, live_server, database):
+    open_plaba(page, live_server, database)
+    sidebar = page.locator(".sidebar").inner_text()
+    assert "Select text" not in sidebar and "accept a suggestion" not in sidebar
+    drag_select(page, "source", 0, 20)
+    page.wait_for_timeout(300)  # what a selection would answer comes at once
+    assert page.locator("#notice").is_hidden()
+    assert page.locator("#popover").is_hidden()
+
+
+def test_rating_buttons_line_up(page, live_server, database):
+    open_plaba(page, live_server, database)
+    row = page.locator(".rating-row").first
+    lefts = row.locator(".rating-field .seg-control").evaluate_all(
+        "groups => groups.map(g => Math.round(g.getBoundingClientRect().left))")
+    assert len(lefts) == 4 and len(set(lefts)) == 1, lefts

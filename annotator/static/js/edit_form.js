@@ -64,6 +64,10 @@ function applyConditions(ctx, container, edit, type) {
 
 export function renderEditList(ctx, container) {
   const { state } = ctx;
+  // No edit types (PLABA): no list of edits and no "select text" hint for a tool the
+  // schema does not have (issue 35).
+  container.hidden = !state.schema.edit_types.length;
+  if (container.hidden) { container.replaceChildren(); return; }
   const items = state.edits.map((edit) => {
     const type = state.typesByName[edit.edit_type] || {};
     const text = edit.fields.question || (edit.fields.category ? optionLabel(type, "category", edit.fields.category) : null) ||
@@ -87,7 +91,7 @@ export function renderEditList(ctx, container) {
   container.replaceChildren(
     el("h3", {}, `Your edits (${state.edits.length})`),
     items.length ? el("ol", { class: "edit-list" }, items)
-      : el("p", { class: "hint" }, "No edits yet. Select text in either panel, or accept a suggestion."),
+      : el("p", { class: "hint" }, `No edits yet. Select text in either panel${state.suggestions.length ? ", or accept a suggestion" : ""}.`),
   );
 }
 
