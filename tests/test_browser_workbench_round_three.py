@@ -295,3 +295,58 @@ def test_rating_buttons_line_up(page, live_server, database):
     lefts = row.locator(".rating-field .seg-control").evaluate_all(
         "groups => groups.map(g => Math.round(g.getBoundingClientRect().left))")
     assert len(lefts) == 4 and len(set(lefts)) == 1, lefts
+
+
+# ---------------------------------------------------------------- item 6: say what happened
+
+
+def test_apply_automatic_rules_says_what_it_did(app, page, live_server, qa_study):
+    open_adjudication(app, page, live_server, qa_study, document="q2")  # identical edits
+    said = page.locator("#adj-said")
+    assert said.is_hidden()
+    page.click("#adj-auto")
+    said.wait_for()
+    assert said.inner_text() == "Automatic rules applied: 1 unit accepted."
+    page.click("#adj-auto")
+    page.locator("#adj-said", has_text="nothing to apply").wait_for()
+
+
+def test_deactivating_a_user_asks_first(page, live_server, study, database):
+    browser_login(page, live_server, "lee")
+    page.goto(f"{live_server}/users/")
+    questions = []
+
+    def answer(dialog, accept):
+        questions.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    page.once("dialog", lambda d: answer(d, False))
+    page.locator("[data-user=ben] button", has_text="Deactivate").click()
+    page.wait_for_timeout(200)
+    assert questions and questions[0].startswith("Deactivate ben?")
+    with database.session() as session:
+        assert session.scalar(select(User.active).where(User.username == "ben")) is True
+    page.once("dialog", lambda d: answer(d, True))
+    with page.expect_navigation():
+        page.locator("[data-user=ben] button", has_text="Deactivate").click()
+    with database.session() as session:
+        assert session.scalar(select(User.active).where(User.username == "ben")) is False
+
+
+def test_the_password_minimum_is_the_servers_with_a_clear_4xx(page, live_server, study,
+                                                              database):
+    browser_login(page, live_server, "lee")
+    page.goto(f"{live_server}/users/")
+    with database.session() as session:
+        before = session.scalar(select(User.password_hash).where(User.username == "ana"))
+    card = page.locator("[data-user=ana]")
+    # Past the browser's own check (an old browser, a script): the server refuses.
+    card.locator("input[name=password]").evaluate("e => e.removeAttribute('minlength')")
+    card.locator("input[name=password]").fill("short")
+    with page.expect_response(lambda r: r.url.endswith("/password")) as answer:
+        card.locator("button", has_text="Reset password").click()
+    assert answer.value.status == 422
+    page.locator(".flash.error").wait_for()
+    assert "password: at least 8 characters" in page.locator(".flash.error").inner_text()
+    with database.session() as session:
+        assert session.scalar(select(User.password_hash).where(User.username == "ana")) == before
