@@ -350,3 +350,34 @@ def test_the_password_minimum_is_the_servers_with_a_clear_4xx(page, live_server,
     assert "password: at least 8 characters" in page.locator(".flash.error").inner_text()
     with database.session() as session:
         assert session.scalar(select(User.password_hash).where(User.username == "ana")) == before
+
+
+# ---------------------------------------------------------------- item 11: 200 % zoom
+
+ZOOMED = {"width": 700, "height": 450}  # a 1400 x 900 window at 200 %
+
+
+def test_the_data_manager_at_200_percent_neither_scrolls_sideways_nor_overlaps(
+        page, live_server, study):
+    page.set_viewport_size(ZOOMED)
+    browser_login(page, live_server, "lee")
+    page.goto(f"{live_server}/projects/{study['project_id']}/documents")
+    assert page.evaluate(
+        "document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    apply = page.locator("#bulk-form button[type=submit]").bounding_box()
+    count = page.locator("#dm-count").bounding_box()
+    assert apply["y"] + apply["height"] <= count["y"], (apply, count)
+
+
+def test_the_sync_scroll_toggle_stays_at_200_percent(page, live_server, study, database):
+    aid = study["assignments"]["ana"][0]
+    prepare(database, aid)
+    page.set_viewport_size(ZOOMED)
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    toggle = page.locator("#sync-scroll")
+    assert toggle.is_visible()
+    box = toggle.bounding_box()
+    assert 0 <= box["x"] and box["x"] + box["width"] <= ZOOMED["width"]
+    toggle.click()
+    assert page.evaluate("window.annotator.syncEnabled()") is False
