@@ -381,3 +381,25 @@ def test_the_sync_scroll_toggle_stays_at_200_percent(page, live_server, study, d
     assert 0 <= box["x"] and box["x"] + box["width"] <= ZOOMED["width"]
     toggle.click()
     assert page.evaluate("window.annotator.syncEnabled()") is False
+
+
+LOOK_OF = """sel => { const e = document.querySelector(sel); const s = getComputedStyle(e);
+    return [s.fontFamily, s.fontSize, s.textTransform, s.backgroundColor, s.color,
+            s.borderTopColor]; }"""
+
+
+def test_evaluation_pages_use_the_annotation_pages_look(page, live_server, database):
+    open_plaba(page, live_server, database)  # an annotation page, demo data
+    parts = ("h1", ".panel-head h2", "#btn-help", "#btn-done", ".tab[aria-selected=true]",
+             "#save-state")
+    annotation = {sel: page.evaluate(LOOK_OF, sel) for sel in parts}
+    with database.session() as session:
+        project = session.scalar(select(Project).where(Project.name == "demo-qa-quality"))
+        aid = session.scalar(select(Assignment.id).join(Document).join(User).where(
+            Document.project_id == project.id, User.username == "ana").order_by(Assignment.id))
+    page.goto(f"{live_server}/assignments/{aid}")
+    page.locator("#eval .criterion").first.wait_for()
+    evaluation = {sel: page.evaluate(LOOK_OF, sel) for sel in parts}
+    assert evaluation == annotation
+    # The same frame: the texts start at the window's edge, as on the annotation page.
+    assert page.locator(".text-panel[data-side=source]").bounding_box()["x"] < 40
