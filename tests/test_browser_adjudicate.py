@@ -61,8 +61,8 @@ def test_lead_resolves_a_disagreement_then_cuts_a_release(browser_study, live_se
     page.locator("#adj-complete:not([disabled])").wait_for()  # CSP: no string evaluation
     page.click("#adj-complete")
     page.locator("#adj-status", has_text="Adjudicated (round 1)").wait_for()
-    history = page.locator("#adj-history li").all_inner_texts()
-    assert [h.split()[1] for h in history] == ["regroup", "accept", "reject", "complete"]
+    kinds = page.locator("#adj-history li").evaluate_all("items => items.map(i => i.dataset.kind)")
+    assert kinds == ["regroup", "accept", "reject", "complete"]
 
     page.click("text=Releases")
     page.fill("input[name=version]", "v1")

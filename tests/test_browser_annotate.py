@@ -395,7 +395,7 @@ def test_guidance_rules(page, live_server, study):
           present: g.answerInText('the drug Ketamine', target),
           absent: g.answerInText('0.5 mg per kg', target),
           ungiven: g.ungivenWords('How was the survey scored with ketamine infusion?', target),
-          upToRationale: g.guidance(edit('What survey measured pain?', '', rationale), type, target).question,
+          laterInText: g.guidance(edit('What survey measured pain?', '', rationale), type, target).question,
           wholeText: g.guidance(edit('What survey measured pain?', '', []), {sides: ['source']}, target).question,
           acronyms: g.unexplainedAcronyms('Pain on the NRS and a 95% CI of the SIBDQ (a bowel disease questionnaire).'),
           explained: g.unexplainedAcronyms('the Numeric Rating Scale (NRS)'),
@@ -405,9 +405,9 @@ def test_guidance_rules(page, live_server, study):
     assert result["yesno"] is True and result["wh"] is False
     assert result["present"] is True and result["absent"] is False
     assert result["ungiven"] == ["scored", "infusion"]
-    # Oversimplification: only the simplification up to the rationale counts as given;
-    # deletion: the whole simplification.
-    assert "up to the rationale: survey, pain." in result["upToRationale"][0]
+    # The whole simplification counts as given, for an oversimplification too: words after
+    # its rationale are known to the reader (issue 35).
+    assert result["laterInText"] == []
     assert result["wholeText"] == []
     assert result["acronyms"] == ["NRS", "CI"]
     assert result["explained"] == []

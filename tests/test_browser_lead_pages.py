@@ -113,6 +113,7 @@ def test_lead_manages_an_annotator_account(page, live_server, lead_study, chromi
     other.close()
 
     page.screenshot(path=str(ARTIFACTS / "users.png"), full_page=True)
+    page.once("dialog", lambda dialog: dialog.accept())  # "Deactivate dee?" (issue 35)
     page.locator("[data-user=dee] >> text=Deactivate").click()
     expect(page.locator(".flash.ok")).to_contain_text("dee deactivated")
     assert page.locator("[data-user=dee] .status.inactive").count() == 1

@@ -277,3 +277,15 @@ def stored_queue(session: Session, project_id: int, *, field_name: str | None = 
     stale = session.scalar(select(func.count()).select_from(q).where(
         q.project_id == project_id, q.stale.is_(True))) or 0
     return QueuePage(entries, total, page, pages, stale)
+
+
+def next_open(session: Session, project_id: int, after_document_id: int) -> int | None:
+    """The document the lead adjudicates next ("Next in queue"): the first open, ready
+    entry in the queue's own order (least agreement first), other than the one just
+    finished. Reads only."""
+    q = AdjudicationQueueEntry
+    return session.scalar(
+        select(q.document_id).where(q.project_id == project_id, q.ready.is_(True),
+                                    q.complete.is_(False), q.document_id != after_document_id)
+        .order_by(q.agreement, q.position, q.document_id).limit(1))
+

@@ -23,6 +23,7 @@ from annotator.core.vocabulary import PREHIGHLIGHTERS
 
 from . import information_loss, overgeneration
 from .embeddings import Embedder, HashingEmbedder, default_embedder, default_model_path
+from .headings import without_headings
 from .loss_ranker import ranker_from_settings
 from .ranked_losses import ranked_losses
 from .sentence_alignment import align_sentences
@@ -276,6 +277,7 @@ def analyse_pair(source: str, target: str, *, sentence_pairs=None, detectors=Non
     if "trailing" in wanted and "repetition" in wanted:
         out += _repetition_at_end(out, groups, settings)
     _categorise(out)
+    out = without_headings(out, source, target)  # "BACKGROUND:" is a label, never content
     return sorted(out, key=Suggestion.sort_key), [(tuple(a), tuple(b)) for a, b in groups]
 
 

@@ -65,6 +65,8 @@ def _check_version(record, version: Any, kind: str, current: dict) -> None:
 def _check_open(assignment: Assignment) -> None:
     if assignment.status == "done":
         raise Conflict("this document is marked done; reopen it to change annotations")
+    if assignment.status == "skipped":
+        raise Conflict("this document is skipped; reopen it to change annotations")
 
 
 def validate_spans(spans: Any, edit_type: EditType, assignment: Assignment) -> list[Span]:
@@ -324,10 +326,13 @@ def _item_label(level: str, item: str) -> str:
 
 def set_status(session: Session, assignment: Assignment, status: Any, version: Any,
                user_id: int) -> list[dict]:
-    """Mark done (if complete: the schema's required answers and the mode's done rule) or
-    reopen. Returns the list of missing items (empty = done)."""
+    """Mark done (if complete: the schema's required answers and the mode's done rule),
+    reopen, or skip (set aside as is, nothing checked; reopening brings it back). Returns
+    the list of missing items (empty = done)."""
     if status not in ANNOTATOR_SET_STATUSES:
-        raise ValidationFailed([{"field": "status", "message": "'done' or 'in_progress'"}])
+        raise ValidationFailed([{"field": "status", "message": "one of "
+                                 + ", ".join(repr(s) for s in ANNOTATOR_SET_STATUSES)
+                                 + got(status)}])
     _check_version(assignment, version, "assignment", assignment_to_dict(assignment))
     if status == "done":
         schema = project_schema(assignment.document.project)

@@ -17,8 +17,9 @@ RATING_LEVELS = ("document", "sentence", "pair", "qa")
 
 # Where an annotator's assignment stands. ``skipped``: set aside by the annotator or lead.
 ASSIGNMENT_STATUSES = ("assigned", "in_progress", "done", "skipped")
-# The statuses an annotator may set from the page (done when complete, or reopen).
-ANNOTATOR_SET_STATUSES = ("done", "in_progress")
+# The statuses an annotator may set from the page (done when complete, reopen, or skip:
+# set the document aside without annotating it).
+ANNOTATOR_SET_STATUSES = ("done", "in_progress", "skipped")
 
 ROLES = ("admin", "lead", "annotator")
 PROJECT_ROLES = ("lead", "annotator")

@@ -31,7 +31,7 @@ from annotator.adjudication import decisions as d
 from annotator.adjudication import store
 from annotator.adjudication.labels import can_auto_resolve
 from annotator.adjudication.overview import apply_automatic, complete
-from annotator.adjudication.queue import stored_queue
+from annotator.adjudication.queue import next_open, stored_queue
 from annotator.adjudication.ratings import resolve_rating, route_to_third
 from annotator.adjudication.view import document_view
 from annotator.align.embeddings import default_embedder
@@ -121,8 +121,8 @@ def view(project_id: int, document_id: int):
 def state(project_id: int, document_id: int):
     """The view's data; a read: it never records anything (see :func:`freeze`)."""
     project = project_for_lead(project_id)
-    return jsonify(document_view(db(), _document(project, document_id), _embed(),
-                                 freeze=False))
+    document = _document(project, document_id)
+    return jsonify(_with_next(document, document_view(db(), document, _embed(), freeze=False)))
 
 
 @bp.post("/projects/<int:project_id>/adjudicate/<int:document_id>/grouping")
@@ -132,9 +132,19 @@ def freeze(project_id: int, document_id: int):
     document is ready and open, so that later edits by the grouping method cannot move
     units under the lead; the page calls this when it opens. Answers the view's data."""
     project = project_for_lead(project_id)
-    data = document_view(db(), _document(project, document_id), _embed(), freeze=True)
+    document = _document(project, document_id)
+    data = document_view(db(), document, _embed(), freeze=True)
     db().commit()
-    return jsonify(data)
+    return jsonify(_with_next(document, data))
+
+
+def _with_next(document: Document, data: dict, **extra) -> dict:
+    """The view's data with the way on: the next open document of the queue (the page
+    offers "Next in queue" once this one is adjudicated), read after the commit, when the
+    queue entries are recomputed."""
+    data["next_in_queue"] = next_open(db(), document.project_id, document.id)
+    data.update(extra)
+    return data
 
 
 @bp.post("/projects/<int:project_id>/adjudicate/<int:document_id>/decisions")
@@ -152,7 +162,7 @@ def decide(project_id: int, document_id: int):
     keys, run = ACTIONS[data["action"]]
     try:
         values = check_body(data, keys + (optional("note", TEXT),))
-        run(document, load_user(), values, values["note"] or "")
+        outcome = run(document, load_user(), values, values["note"] or "")
         db().commit()
     except ValidationFailed as exc:
         db().rollback()
@@ -160,7 +170,14 @@ def decide(project_id: int, document_id: int):
     except store.AdjudicationError as exc:
         db().rollback()
         return jsonify(error="refused", message=str(exc)), 409
-    return jsonify(document_view(db(), document, None))
+    # "Apply automatic rules" says what it did (issue 35): its counts go back with the view.
+    extra = {"automatic": _automatic_summary(outcome)} if data["action"] == "auto" else {}
+    return jsonify(_with_next(document, document_view(db(), document, None), **extra))
+
+
+def _automatic_summary(outcome: dict) -> dict:
+    return {key: outcome[key] for key in ("units_accepted", "units_merged", "units_rejected",
+                                          "ratings_resolved", "completed")}
 
 
 UNIT = (required("edit_ids", IDS),)

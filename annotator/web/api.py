@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
+from annotator.annotate.next_up import next_to_do
 from annotator.annotate.store import (
     Conflict,
     ValidationFailed,
@@ -124,7 +125,16 @@ def get_assignment(assignment_id: int):
         suggestions=[suggestion_to_dict(s, actions.get(s.id))
                      for s in sorted(document.suggestions, key=_reading_order)],
         limits={"text": current_limits().max_text_chars},
+        next_assignment=_next_for(assignment),
     )
+
+
+def _next_for(assignment: Assignment) -> int | None:
+    """The annotator's next to-do document of the same project (the page's "Next
+    document" after Mark done or Skip); none for a lead viewing someone's work."""
+    if assignment.user_id != load_user().id:
+        return None
+    return next_to_do(db(), assignment.user_id, assignment.document.project_id, assignment)
 
 
 def _reading_order(suggestion: Suggestion):
@@ -214,4 +224,4 @@ def change_status(assignment_id: int):
         from annotator.align.store.auto_refresh import after_completion
 
         after_completion(current_app.extensions["annotator_db"], assignment.document.project)
-    return jsonify(assignment=assignment_to_dict(assignment))
+    return jsonify(assignment=assignment_to_dict(assignment), next_assignment=_next_for(assignment))

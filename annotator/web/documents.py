@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from flask import Blueprint, redirect, render_template, request, url_for
-from sqlalchemy import func, select, true
+from sqlalchemy import func, select
 from sqlalchemy.orm import contains_eager
 
+from annotator.annotate.next_up import TO_DO, next_to_do
 from annotator.core.vocabulary import ASSIGNMENT_STATUSES
 from annotator.models import Assignment, Document, Project, TieBreakRequest
 from annotator.study.guideline_text import GuidelineNotFound, guideline_html
@@ -24,7 +25,7 @@ def home():
 
 
 PAGE_SIZE = 50
-SHOW = {"all": None, "todo": ("assigned", "in_progress"), "done": ("done",),
+SHOW = {"all": None, "todo": TO_DO, "done": ("done",),
         "skipped": ("skipped",)}
 
 
@@ -61,11 +62,7 @@ def my_documents():
         .order_by(Document.project_id, Document.position, Document.id, Assignment.id)
         .offset((page - 1) * PAGE_SIZE).limit(PAGE_SIZE)
     ).all()
-    next_up = db().scalar(
-        select(Assignment.id).where(Assignment.user_id == user.id,
-                                    Assignment.status.in_(SHOW["todo"])).join(Document)
-        .where(Document.project_id == project_id if project_id else true())
-        .order_by(Document.project_id, Document.position, Document.id).limit(1))
+    next_up = next_to_do(db(), user.id, project_id)
     # A third annotator asked to break ties rates only the disputed items, on its own page.
     tiebreaks = set(db().scalars(select(TieBreakRequest.assignment_id).where(
         TieBreakRequest.assignment_id.in_([a.id for a in assignments])))) if assignments else set()

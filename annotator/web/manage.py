@@ -74,9 +74,12 @@ def _done(message: str):
 
 
 def _refused(exc: Exception):
+    """The users page again with the reason, answered 422: a refused form (a password
+    under the minimum, a bad e-mail) is an error the server states itself, whatever the
+    browser's own checks let through (issue 35)."""
     db().rollback()
     flash(f"Not changed: {exc}", "error")
-    return redirect(url_for("manage.users"))
+    return users(), 422
 
 
 @bp.route("/")

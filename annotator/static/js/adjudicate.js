@@ -8,6 +8,7 @@ import { el, showMessage, typing } from "./dom.js";
 import { decisionSummary, editDetails, editNumbers, goldEdit, typeSpec } from "./adjudicate_edits.js";
 import { closeMerge, offerSelection, openMerge } from "./adjudicate_merge.js";
 import { renderCompare } from "./adjudicate_compare.js";
+import { renderHistory } from "./adjudicate_history.js";
 import { highlightEdits, marksFor, renderText, selectedSpan } from "./adjudicate_text.js";
 import { renderRatings } from "./adjudicate_ratings.js";
 
@@ -17,13 +18,34 @@ let compare = false;
 
 const showError = (message) => showMessage(document.getElementById("adj-error"), message);
 
+const said = (message) => showMessage(document.getElementById("adj-said"), message);
+
 export async function decide(body) {
   showError("");
+  said("");
   try {
-    render(await request("POST", root.dataset.decideUrl, body));
+    const next = await request("POST", root.dataset.decideUrl, body);
+    render(next);
+    if (next.automatic) said(automaticSummary(next.automatic));
+    // Adjudicated: the way on is the next open document of the queue (issue 35).
+    if (body.action === "complete") {
+      if (next.next_in_queue == null) said("Nothing else is open in the queue.");
+      else document.getElementById("adj-next").focus();
+    }
   } catch (err) {
     showError(err.message);
   }
+}
+
+/** What "Apply automatic rules" did, in words: a click that changed nothing said nothing. */
+function automaticSummary(a) {
+  const parts = [];
+  const n = (count, what) => `${count} ${what}${count === 1 ? "" : "s"}`;
+  if (a.units_accepted) parts.push(`${n(a.units_accepted, "unit")} accepted${a.units_merged ? ` (${a.units_merged} merged)` : ""}`);
+  if (a.units_rejected) parts.push(`${n(a.units_rejected, "unit")} rejected`);
+  if (a.ratings_resolved) parts.push(`${n(a.ratings_resolved, "rating")} resolved by majority`);
+  if (!parts.length) return "Automatic rules: nothing to apply. What is still open needs your decision.";
+  return `Automatic rules applied: ${parts.join(", ")}.${a.completed ? " The document is adjudicated." : ""}`;
 }
 
 const colours = () => Object.fromEntries(state.annotators.map((a) => [a.name, a.colour]));
@@ -107,15 +129,6 @@ function unitCard(unit, numbers) {
   return card;
 }
 
-function renderHistory() {
-  const list = document.getElementById("adj-history");
-  list.replaceChildren();
-  for (const d of state.history) {
-    const what = `#${d.id} ${d.kind}${d.item_key ? ` ${d.item_key}` : ""} · ${d.user || "automatic"} · ${d.created_at} · round ${d.round}`;
-    list.append(el("li", { class: d.retracted_by_id ? "retracted" : "" }, what, d.note ? ` — ${d.note}` : "", d.retracted_by_id ? ` (retracted by #${d.retracted_by_id})` : ""));
-  }
-}
-
 function render(next) {
   const focused = document.activeElement?.closest?.("[data-unit]")?.dataset.unit;
   state = next;
@@ -132,6 +145,9 @@ function render(next) {
   document.getElementById("adj-complete").disabled = !open() || state.open.total > 0;
   document.getElementById("adj-auto").disabled = !open();
   document.getElementById("adj-reopen").disabled = !s.ready;
+  const nextLink = document.getElementById("adj-next");
+  nextLink.hidden = s.status !== "complete" || state.next_in_queue == null;
+  if (state.next_in_queue != null) nextLink.href = root.dataset.documentUrl.replace(/\/0$/, `/${state.next_in_queue}`);
   const numbers = editNumbers(state);
   const units = document.getElementById("adj-units");
   const unmatched = document.getElementById("adj-unmatched");
@@ -141,7 +157,7 @@ function render(next) {
   if (!unmatched.children.length) unmatched.append(el("p", { class: "empty" }, "None."));
   renderCompare(document.getElementById("adj-compare"), state);
   renderRatings(document.getElementById("adj-ratings"), state, { decide, open: open() });
-  renderHistory();
+  renderHistory(document.getElementById("adj-history"), state);
   if (focused) document.querySelector(`${compare ? ".compare-row" : ".unit"}[data-unit="${focused}"]`)?.focus({ preventScroll: true });
 }
 

@@ -64,6 +64,10 @@ function applyConditions(ctx, container, edit, type) {
 
 export function renderEditList(ctx, container) {
   const { state } = ctx;
+  // No edit types (PLABA): no list of edits and no "select text" hint for a tool the
+  // schema does not have (issue 35).
+  container.hidden = !state.schema.edit_types.length;
+  if (container.hidden) { container.replaceChildren(); return; }
   const items = state.edits.map((edit) => {
     const type = state.typesByName[edit.edit_type] || {};
     const text = edit.fields.question || (edit.fields.category ? optionLabel(type, "category", edit.fields.category) : null) ||
@@ -87,7 +91,7 @@ export function renderEditList(ctx, container) {
   container.replaceChildren(
     el("h3", {}, `Your edits (${state.edits.length})`),
     items.length ? el("ol", { class: "edit-list" }, items)
-      : el("p", { class: "hint" }, "No edits yet. Select text in either panel, or accept a suggestion."),
+      : el("p", { class: "hint" }, `No edits yet. Select text in either panel${state.suggestions.length ? ", or accept a suggestion" : ""}.`),
   );
 }
 
@@ -224,12 +228,23 @@ export function renderSpans(ctx, container, edit) {
   container.replaceChildren(...rows);
 }
 
+/** The guidance warnings under each field. Each can be dismissed (issue 35): the annotator
+ *  judged it and it stays hidden for this edit while the page is open; a different
+ *  warning (other words flagged) shows again. */
 export function updateWarnings(ctx, container, edit) {
   const type = ctx.state.typesByName[edit.edit_type];
   const result = guidance(edit, type, ctx.state.cps.target);
+  const dismissed = (ctx.state.dismissedWarnings ||= new Set());
   for (const ul of container.querySelectorAll("ul.warnings")) {
     const name = ul.closest(".field").dataset.name;
-    ul.replaceChildren(...(result[name] || []).map((w) => el("li", {}, w)),
+    const shown = (result[name] || []).filter((w) => !dismissed.has(`${edit.key}|${name}|${w}`));
+    ul.replaceChildren(...shown.map((w) => el("li", {}, el("span", {}, w),
+      el("button", { type: "button", class: "dismiss-warning", title: "Dismiss this warning", "aria-label": "Dismiss this warning",
+        onclick: (event) => {
+          dismissed.add(`${edit.key}|${name}|${w}`);
+          event.currentTarget.closest("li").remove();
+          container.querySelector(`[data-field="${CSS.escape(name)}"]`)?.focus({ preventScroll: true });
+        } }, "×"))),
       ...tooLong(ctx, edit.fields[name]));
   }
 }

@@ -1,11 +1,15 @@
-// Gentle, automatic guidance for QA edits (docs/rules.md §4.1). Warnings only; nothing blocks.
-// Pure functions over strings, so tests can import and call them directly.
+// Gentle, automatic guidance for QA edits (docs/rules.md §4.1). Warnings only; nothing blocks,
+// and the edit form lets each one be dismissed. Pure functions over strings, so tests can
+// import and call them directly.
+
+import { COMMON_WORDS } from "./common_words.js";
 
 const YES_NO = new Set(("is are was were do does did can could has have had will would should " +
   "shall may might must am isn't aren't wasn't weren't don't doesn't didn't").split(" "));
 
 // Words any reader knows: question words, function words, and the generic vocabulary of
-// study reports. A question word outside this list must be given by the simplified text.
+// study reports (with COMMON_WORDS, everyday English). A question word outside these lists
+// must be given by the simplified text.
 const GENERAL = new Set(`a an the of in on at to for from by with without about into onto
 over under after before during between among per than then and or but not no nor so if
 whether as what which who whom whose when where why how much many long often exactly
@@ -53,17 +57,34 @@ export function answerInText(answer, text) {
   return norm(text).includes(a);
 }
 
+/** The forms a word may stand for: itself, its stem, the stem with the "e" that "-ing" /
+ *  "-ed" dropped ("having" -> "have"), the singular ("ages" -> "age"), without "'s". */
+export function wordForms(word) {
+  const w = word.toLowerCase().replace(/['’]s$/, "");
+  const s = stem(w);
+  const forms = [w, s, `${s}e`];
+  if (w.endsWith("s") && w.length > 3) forms.push(w.slice(0, -1));
+  if (w.endsWith("ies") && w.length > 4) forms.push(`${w.slice(0, -3)}y`);
+  return forms;
+}
+
+/** Known to any reader: general or everyday vocabulary, in any of its forms. */
+export function isCommonWord(word) {
+  return wordForms(word).some((f) => GENERAL.has(f) || COMMON_WORDS.has(f));
+}
+
 /** Content words of the question that the context neither gives nor are general vocabulary. */
 export function ungivenWords(question, context) {
-  const given = new Set(words(context).map(stem));
   const givenWords = words(context);
+  const given = new Set(givenWords.flatMap(wordForms));
   const out = [];
   const original = question.normalize("NFKC").match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) || [];
   for (const raw of original) {
     const w = raw.toLowerCase();
-    if (GENERAL.has(w) || w.length < 3 && !/\d/.test(w)) continue;
+    if (w.length < 3 && !/\d/.test(w)) continue;
+    if (isCommonWord(w)) continue;
     const s = stem(w);
-    if (given.has(s) || GENERAL.has(s)) continue;
+    if (wordForms(w).some((f) => given.has(f))) continue;
     if (s.length >= 5 && givenWords.some((g) => g.startsWith(s.slice(0, 5)))) continue;
     if (!out.includes(raw)) out.push(raw);
   }
@@ -86,12 +107,12 @@ export function unexplainedAcronyms(answer, simplification = "") {
 
 /**
  * Warnings for one edit: {question: [text], answer: [text]}.
- * edit: {edit_type, fields, spans}; editType: schema edit type; target: simplification text
- * as code points array or string.
+ * edit: {edit_type, fields, spans}; editType: schema edit type (kept for callers; the
+ * rules are the same for every type); target: simplification text as code points array or
+ * string.
  */
 export function guidance(edit, editType, target) {
   const text = Array.isArray(target) ? target.join("") : target;
-  const cps = Array.isArray(target) ? target : Array.from(target);
   const q = (edit.fields.question || "").trim();
   const a = (edit.fields.answer || "").trim();
   const result = { question: [], answer: [] };
@@ -99,16 +120,12 @@ export function guidance(edit, editType, target) {
     if (isYesNoQuestion(q)) {
       result.question.push("This reads as a yes/no question; ask what, how much, which or why instead.");
     }
-    let context = text;
-    const targetSpans = edit.spans.filter((s) => s.side === "target");
-    if (editType && editType.sides.includes("target") && targetSpans.length) {
-      const end = Math.max(...targetSpans.map((s) => s.end));
-      context = cps.slice(0, end).join("");
-    }
-    const missing = ungivenWords(q, context);
+    // The whole simplification is the context, for every edit type: a word given later
+    // in it (after an oversimplification's rationale) is still known to its reader; the
+    // cut at the rationale flagged such words (issue 35).
+    const missing = ungivenWords(q, text);
     if (missing.length) {
-      const where = context === text ? "the simplification" : "the simplification up to the rationale";
-      result.question.push(`Not given in ${where}: ${missing.join(", ")}. A reader of the simplification may not know these.`);
+      result.question.push(`Not given in the simplification: ${missing.join(", ")}. A reader of the simplification may not know these.`);
     }
   }
   if (a) {

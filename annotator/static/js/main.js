@@ -35,6 +35,7 @@ const ctx = {
     docRatings: $("#document-ratings"), missing: $("#missing"), banner: $("#banner"), notice: $("#notice"),
     help: $("#help"), tooltip: $("#tooltip"), popover: $("#popover"), guidelines: $("#tab-guidelines"),
     saveState: $("#save-state"), timer: $("#timer"), status: $("#status"), done: $("#btn-done"),
+    skip: $("#btn-skip"), next: $("#btn-next"),
     newButtons: $("#new-edit"), sync: $("#sync-scroll"), undo: $("#btn-undo"), redo: $("#btn-redo"),
   },
   maps: {}, sentenceEls: {}, segments: {}, formKey: null, allowLeave: false,
@@ -54,13 +55,16 @@ function buildState(data) {
     // Suggestions the schema has no edit type for (PLABA rates sentences, it has no edits)
     // could never be accepted: they are not shown at all.
     suggestions: data.suggestions.filter((s) => editFromSuggestion(s, data.schema)),
+    next: data.next_assignment ?? null,
     limits: data.limits || {}, hiddenKinds: new Set(LOW_PRIORITY_KINDS), activeKey: null, focusSugg: null,
   };
   return state;
 }
 
 Object.assign(ctx, {
-  locked: () => ctx.state.readOnly || ctx.state.assignment.status === "done" || ctx.saver.conflicted,
+  locked: () => ctx.state.readOnly || ctx.closed() || ctx.saver.conflicted,
+  // Done or skipped: the annotator's work on it is set aside until they reopen it.
+  closed: () => ["done", "skipped"].includes(ctx.state.assignment.status),
   syncEnabled: () => ctx.els.sync.checked,
   notify(message) {
     const n = ctx.els.notice;
@@ -165,6 +169,16 @@ Object.assign(ctx, {
     ctx.openEdit(list[next].key);
     ctx.els.list.querySelector(`[data-key="${list[next].key}"]`)?.focus();
   },
+  /** Bring the open edit's form into view in the sidebar and focus its first field: a new
+   *  edit made from a selection opened below the fold with nothing focused (issue 35). */
+  revealForm() {
+    const form = ctx.els.form;
+    if (form.hidden) return;
+    form.scrollIntoView({ block: "start", behavior: "instant" });
+    const first = form.querySelector(".fields .field:not([hidden]) :is(textarea, input)") ||
+      form.querySelector(".span-row select");
+    first?.focus({ preventScroll: true });
+  },
   focusField(name) {
     const form = ctx.els.form;
     let field = form.querySelector(`[data-field="${name}"]`);
@@ -206,9 +220,14 @@ Object.assign(ctx, {
   refreshLock() {
     const locked = ctx.locked();
     root.classList.toggle("locked", locked);
-    const done = ctx.state.assignment.status === "done";
+    const done = ctx.closed();
     ctx.els.done.textContent = done ? "Reopen" : "Mark done";
     ctx.els.done.hidden = ctx.state.readOnly || ctx.saver.conflicted;
+    ctx.els.skip.hidden = done || ctx.els.done.hidden;
+    // Once this one is done or skipped, the way on is the next document to do (issue 35).
+    const next = ctx.state.next;
+    ctx.els.next.hidden = !done || next == null || ctx.state.readOnly;
+    ctx.els.next.href = next == null ? "#" : `/assignments/${next}`;
     ctx.els.newButtons.hidden = locked || !ctx.state.schema.edit_types.length;
     ctx.onHistory();
     if (done || ctx.state.readOnly) ctx.timer?.stop();
@@ -220,7 +239,7 @@ Object.assign(ctx, {
   saveNow() { ctx.saver.flushAll().then(() => ctx.notify(STATE_LABELS[ctx.saver.state])); },
   markDone() {
     if (ctx.state.readOnly || ctx.saver.conflicted) return;
-    if (ctx.state.assignment.status === "done") return;
+    if (ctx.closed()) return;
     return ctx.status.markDone();
   },
   escape() {
@@ -294,7 +313,7 @@ async function init() {
   syncScroll(ctx, ctx.els.scroller);
   watchKeyboard(ctx);
   wireChrome();
-  if (!ctx.state.readOnly && ctx.state.assignment.status !== "done") {
+  if (!ctx.state.readOnly && !ctx.closed()) {
     ctx.timer = startTimer({
       initial: ctx.state.assignment.seconds_spent || 0,
       report: (seconds, options) => api.time(ctx.id, seconds, options),
@@ -323,7 +342,8 @@ function renderNewButtons() {
 }
 
 function wireChrome() {
-  ctx.els.done.addEventListener("click", () => (ctx.state.assignment.status === "done" ? ctx.status.reopen() : ctx.markDone()));
+  ctx.els.done.addEventListener("click", () => (ctx.closed() ? ctx.status.reopen() : ctx.markDone()));
+  ctx.els.skip.addEventListener("click", () => ctx.status.skip());
   $("#btn-help").addEventListener("click", () => toggleHelp(ctx, true));
   ctx.els.undo.addEventListener("click", () => ctx.history.undo());
   ctx.els.redo.addEventListener("click", () => ctx.history.redo());

@@ -13,7 +13,12 @@ export function makePopover(ctx) {
   function showPopover({ side, start, end, rect }, note, addTo = null) {
     const types = ctx.state.schema.edit_types.filter((t) => t.sides.includes(side));
     const pop = ctx.els.popover;
-    if (!types.length && !addTo) { ctx.notify("No edit type of this schema marks this side."); return; }
+    if (!types.length && !addTo) {
+      // A schema without edit types (PLABA rates sentences) makes no edits: selecting text
+      // is just reading, answered by nothing (a toast here told of a tool that is absent).
+      if (ctx.state.schema.edit_types.length) ctx.notify("No edit type of this schema marks this side.");
+      return;
+    }
     const join = addTo && el("button", { type: "button", class: "pop-choice pop-add", onclick: () => {
       hidePopover();
       ctx.addSpan(addTo.edit, side, start, end);
@@ -29,6 +34,7 @@ export function makePopover(ctx) {
           const edit = ctx.edits.create(t.name, { spans: [{ side, start, end }] });
           clearSelection();
           ctx.openEdit(edit.key);
+          ctx.revealForm();
         } }, el("span", { class: "swatch" }), t.label, t.key ? el("kbd", {}, t.key) : null);
         paintSwatch(b.querySelector(".swatch"), ctx.state.schema, t.name);
         return b;

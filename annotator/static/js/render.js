@@ -5,15 +5,19 @@
 import { cutPoints, cutSegments } from "./marks.js";
 import { cpLength } from "./offsets.js";
 
-const HEADING = /(^|\n)[ \t]*([A-Z][A-Za-z]+(?:[ /&-][A-Za-z]+){0,3}):/g;
+// The Python side (annotator/align/headings.py) keeps the same labels out of suggestion
+// spans: change both together.
+const HEADING = /(?:^|\n)[ \t]*([A-Z][A-Za-z]+(?:[ /&-][A-Za-z]+){0,3}):|(?<=[.!?]\s+)([A-Z]{2,}(?:[ /&-][A-Z]{2,}){0,3}):/g;
 
-/** Code-point ranges of section labels ("BACKGROUND:", "Results:") that start a line. */
+/** Code-point ranges of section labels: "BACKGROUND:", "Results:" starting a line, or a
+ *  label in capitals right after a sentence ("... disease. METHODS: In this trial"). */
 export function headingRanges(text) {
   const ranges = [];
   for (const m of text.matchAll(HEADING)) {
-    const startUnits = m.index + m[0].length - m[2].length - 1;
+    const label = m[1] ?? m[2];
+    const startUnits = m.index + m[0].length - label.length - 1;
     const start = cpLength(text.slice(0, startUnits));
-    ranges.push([start, start + cpLength(m[2]) + 1]);
+    ranges.push([start, start + cpLength(label) + 1]);
   }
   return ranges;
 }

@@ -1,4 +1,5 @@
-// Marking the document done (or reopening it), the list of what is missing, banners.
+// Marking the document done, skipping it or reopening it; the way on to the next document;
+// the list of what is missing; banners.
 
 import { api } from "./api.js";
 import { el, fill } from "./dom.js";
@@ -61,27 +62,39 @@ export function makeStatus(ctx) {
     box.querySelector("button.primary").focus();
   };
 
+  /** Save what is pending, then ask the server for the new status (with the version the
+   *  page holds: a stale page is refused with 409). Resolves to the answer or null. */
+  const closeAs = async (status, what) => {
+    ctx.setSaveState("saving");
+    await ctx.saver.flushAll();
+    ctx.saver.emit();
+    if (ctx.saver.state === "conflict") return null;
+    if (ctx.saver.state === "error" || ctx.saver.state === "offline") {
+      ctx.notify(`Some changes are not saved yet; fix them before ${what}.`);
+      return null;
+    }
+    const result = await api.status(ctx.id, status, state.assignment.version);
+    await ctx.timer?.flush();
+    ctx.setAssignment(result.assignment);
+    state.next = result.next_assignment ?? null;
+    showMissing(null);
+    ctx.closeEdit();
+    ctx.refreshLock();
+    // The way on: Enter opens the next document (issue 35).
+    if (!ctx.els.next.hidden) ctx.els.next.focus();
+    return result;
+  };
+
+  const nextLine = () => (state.next == null ? " Nothing else is left to do here." : " “Next document →” (Enter) opens your next one.");
+
   const markDone = async () => {
     if (ctx.locked()) return;
     const open = visibleSuggestions(state).length;
     if (open && warnedAt !== open) { warnedAt = open; warnUnreviewed(open); return; }
-    ctx.setSaveState("saving");
-    await ctx.saver.flushAll();
-    ctx.saver.emit();
-    if (ctx.saver.state === "conflict") return;
-    if (ctx.saver.state === "error" || ctx.saver.state === "offline") {
-      ctx.notify("Some changes are not saved yet; fix them before marking the document done.");
-      return;
-    }
     try {
-      const result = await api.status(ctx.id, "done", state.assignment.version);
-      await ctx.timer?.flush();
-      ctx.setAssignment(result.assignment);
-      showMissing(null);
-      ctx.closeEdit();
-      ctx.refreshLock();
+      if (!(await closeAs("done", "marking the document done"))) return;
       ctx.notify(`Marked done${open ? ` with ${open} suggestion${open > 1 ? "s" : ""} not reviewed` : ""}. ` +
-        "Thank you! Reopen it if you need to change something.");
+        "Thank you! Reopen it if you need to change something." + nextLine());
     } catch (err) {
       if (err.status === 422 && err.data.missing) showMissing(err.data.missing);
       else if (err.status === 409) ctx.conflict(err);
@@ -89,10 +102,24 @@ export function makeStatus(ctx) {
     }
   };
 
+  /** Set the document aside as it is (status "skipped", stored on the server; My
+   *  documents lists it under "skipped"); Reopen brings it back. */
+  const skip = async () => {
+    if (ctx.locked()) return;
+    try {
+      if (!(await closeAs("skipped", "skipping the document"))) return;
+      ctx.notify("Skipped: it stays under “skipped” on My documents; Reopen it to work on it." + nextLine());
+    } catch (err) {
+      if (err.status === 409) ctx.conflict(err);
+      else ctx.notify(`Could not skip: ${err.message}`);
+    }
+  };
+
   const reopen = async () => {
     try {
       const result = await api.status(ctx.id, "in_progress", state.assignment.version);
       ctx.setAssignment(result.assignment);
+      state.next = result.next_assignment ?? null;
       ctx.refreshLock();
       ctx.notify("Reopened: you can change your annotations again.");
     } catch (err) {
@@ -148,5 +175,5 @@ export function makeStatus(ctx) {
       `${open} suggestion${open > 1 ? "s" : ""} not reviewed yet`;
   };
 
-  return { markDone, reopen, showMissing, conflictBanner, refresh };
+  return { markDone, skip, reopen, showMissing, conflictBanner, refresh };
 }
