@@ -106,7 +106,7 @@ def test_applying_revises_audits_and_marks_the_queue(app, database, trial):
     response = lee.post(f"/projects/{pid}/schema", {
         "schema_text": with_topic(old).replace("\n", "\r\n"), "base_sha256": digest(old)})
     assert response.status_code == 302, response.get_data(as_text=True)
-    assert response.headers["Location"].endswith(f"/projects/{pid}/settings#schema")
+    assert response.headers["Location"].endswith(f"/projects/{pid}/settings")
     page = lee.get(f"/projects/{pid}/settings").get_data(as_text=True)
     assert "Schema revised (now infolossqa): comment: field topic added." in page
     assert current_text(database, pid) == with_topic(old)  # LF kept, not the form's CRLF

@@ -81,8 +81,8 @@ def apply(project_id: int):
                   "those annotations first.", **_listed(exc.problems)), 422)
     flash(f"Schema revised (now {project.schema_name}): "
           f"{'; '.join(revision.changes) or 'no change in what is annotated'}.", "ok")
-    return redirect(url_for("project_settings.settings", project_id=project.id,
-                            _anchor="schema"))
+    # The page's top, where the message is: the new schema is summarised just below.
+    return redirect(url_for("project_settings.settings", project_id=project.id))
 
 
 def _schema_from_request() -> tuple[Schema, str, str]:
