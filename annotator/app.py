@@ -29,6 +29,7 @@ from annotator.web import (
     formatting,
     manage,
     project_create,
+    project_schema,
     project_settings,
     project_setup,
     validation,
@@ -88,6 +89,7 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     app.register_blueprint(project_settings.bp)
     app.register_blueprint(project_create.bp)
     app.register_blueprint(project_setup.bp)
+    app.register_blueprint(project_schema.bp)
     formatting.register(app)
     errors.register(app)
 

@@ -140,7 +140,7 @@ def project_schema_command(project_name, file, all_errors):
 
     Refused otherwise, listing every edit, rating or finished document that would break
     (with the stored value). The revision is recorded in the audit trail and listed in
-    later releases' MANIFEST.json.
+    later releases' MANIFEST.json. In the browser: the project's settings page (Schema).
 
     \b
     Example: add an option, then check and apply

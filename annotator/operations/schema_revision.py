@@ -35,11 +35,31 @@ class SchemaRevisionRefused(ValueError):
         super().__init__(f"{len(problems)} stored annotation(s) would not fit the new schema")
 
 
+class SchemaRevisionStale(ValueError):
+    """The project's schema changed after the revision was previewed: what the lead checked
+    is not what would be replaced, so nothing is applied (a stale save is refused)."""
+
+
 @dataclass
 class Revision:
     before: str
     after: str
     changes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RevisionPreview:
+    """What :func:`revise_schema` would do, computed without writing: the changes, every
+    stored annotation that would break (empty: the revision applies), and the digest of the
+    schema it was checked against (sent back on apply, see :class:`SchemaRevisionStale`)."""
+    changes: list[str]
+    problems: list[str]
+    base_sha256: str
+    identical: bool
+
+    @property
+    def applies(self) -> bool:
+        return not self.problems and not self.identical
 
 
 def digest(text: str) -> str:
@@ -130,9 +150,23 @@ def _edit_problems(e: Edit, by_id: dict[int, Edit], new: Schema) -> list[str]:
     return out
 
 
+def preview_revision(session: Session, project: Project, new: Schema) -> RevisionPreview:
+    """What revising the project's schema to ``new`` would change and break; reads only."""
+    return RevisionPreview(changes=schema_changes(project_schema(project), new),
+                           problems=breaking_problems(session, project, new),
+                           base_sha256=digest(project.schema_yaml),
+                           identical=new.source_text == project.schema_yaml)
+
+
 def revise_schema(session: Session, project: Project, new: Schema,
-                  user_id: int | None = None) -> Revision:
-    """Replace the project's schema by ``new`` or raise SchemaRevisionRefused."""
+                  user_id: int | None = None, base_sha256: str | None = None) -> Revision:
+    """Replace the project's schema by ``new`` or raise SchemaRevisionRefused.
+
+    ``base_sha256``, when given, is the digest of the schema the revision was previewed
+    against; another revision since then raises SchemaRevisionStale."""
+    if base_sha256 is not None and base_sha256 != digest(project.schema_yaml):
+        raise SchemaRevisionStale("the project's schema was revised since this preview; "
+                                  "preview the revision again")
     old = project_schema(project)
     problems = breaking_problems(session, project, new)
     if problems:

@@ -86,17 +86,7 @@ def _schema_from_request() -> tuple[Schema, str, str]:
     """The schema the form names: a built-in (by name only: never a path on the server)
     or the uploaded file; with its kind and text for the preview."""
     if request.form.get("schema_source") == "file":
-        upload = request.files.get("schema_file")
-        if upload is None or not upload.filename:
-            raise SchemaError("schema file", "file", "a schema file to upload (this tool's "
-                              "YAML, a Thresh typology or a Label Studio config)")
-        name = Path(upload.filename).name
-        try:
-            text = upload.read().decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise SchemaError(name, "file", "a UTF-8 text file",
-                              f"byte 0x{exc.object[exc.start]:02x} at {exc.start}") from None
-        return schema_from_text(text, name), schema_kind(text), text
+        return schema_from_upload(request.files.get("schema_file"))
     name = request.form.get("builtin", "")
     if name not in builtin_names():
         raise SchemaError(name or "(none)", "schema",
@@ -104,6 +94,22 @@ def _schema_from_request() -> tuple[Schema, str, str]:
     path = resolve(name)
     text = path.read_text(encoding="utf-8")
     return load_schema_file(path), schema_kind(text), text
+
+
+def schema_from_upload(upload) -> tuple[Schema, str, str]:
+    """An uploaded schema file of any kind (a werkzeug FileStorage or None), with its kind
+    and text; the file's own name (never a server path) is what error messages cite. Also
+    the schema revision of a running project (:mod:`annotator.web.project_schema`)."""
+    if upload is None or not upload.filename:
+        raise SchemaError("schema file", "file", "a schema file to upload (this tool's "
+                          "YAML, a Thresh typology or a Label Studio config)")
+    name = Path(upload.filename).name
+    try:
+        text = upload.read().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SchemaError(name, "file", "a UTF-8 text file",
+                          f"byte 0x{exc.object[exc.start]:02x} at {exc.start}") from None
+    return schema_from_text(text, name), schema_kind(text), text
 
 
 def _per_document(raw: str) -> int:
