@@ -4,7 +4,8 @@ Label Studio holds regions, their answers, ratings, status and time; it cannot h
 edit without a region (a document-level comment), an edit's stored metadata (a tool's edit
 id, Thresh's extra keys) or our ids. A pull therefore:
 
-- re-attaches every stored edit without spans (push reported it as not representable);
+- re-attaches every stored edit without spans (push reported it as not representable)
+  where it stood among the others;
 - gives each pulled edit the metadata of the stored edit it continues: the stored edit with
   the same label and spans, else (a label changed in the page) the one with the same spans,
   else (regions moved) one with the same label, else any stored edit left over;
@@ -48,10 +49,13 @@ def _canonical(r: AnnotationRecord) -> str:
                       sort_keys=True, default=str)
 
 
-def _reattach(pulled: AnnotationRecord, stored: AnnotationRecord) -> list[EditIn]:
-    """Give pulled edits their stored metadata; return the stored edits (with regions)
-    the pull has no counterpart for."""
+def _reattach(pulled: AnnotationRecord, stored: AnnotationRecord
+              ) -> tuple[list[EditIn], dict[int, EditIn]]:
+    """Give pulled edits their stored metadata. Returns the stored edits (with regions) the
+    pull has no counterpart for, and stored edit (by ``id()``) -> its pulled counterpart."""
     left = [e for e in stored.edits if e.spans]
+    counterpart: dict[int, EditIn] = {}
+    matched: set[int] = set()  # pulled edits (by id()) already paired
     # Most faithful pairing first: same label and regions; same regions (a label changed in
     # the page); same label (regions moved or resized); then any leftover pair. Only stored
     # edits left over after that are deletions: the page has fewer edits than we stored.
@@ -60,7 +64,7 @@ def _reattach(pulled: AnnotationRecord, stored: AnnotationRecord) -> list[EditIn
                   lambda p, s: p.edit_type == s.edit_type,
                   lambda p, s: True):
         for p in pulled.edits:
-            if getattr(p, "_matched", False):
+            if id(p) in matched:
                 continue
             s = next((s for s in left if match(p, s)), None)
             if s is None:
@@ -69,10 +73,27 @@ def _reattach(pulled: AnnotationRecord, stored: AnnotationRecord) -> list[EditIn
             p.meta = {**(s.meta or {}), **(p.meta or {})}
             if not p.constituents:
                 p.constituents = s.constituents
-            p._matched = True  # type: ignore[attr-defined]
-    for p in pulled.edits:
-        p.__dict__.pop("_matched", None)
-    return left
+            counterpart[id(s)] = p
+            matched.add(id(p))
+    return left, counterpart
+
+
+def _with_kept(pulled: list[EditIn], stored: list[EditIn], kept: list[EditIn],
+               counterpart: dict[int, EditIn]) -> list[EditIn]:
+    """The pulled edits with the stored region-less ones back where they stood: each right
+    after the edit that preceded it in the stored order (its pulled counterpart), so a
+    Thresh export lists the edits in their order, not the comments last."""
+    edits = list(pulled)
+    kept_ids = {id(k) for k in kept}
+    for k in kept:
+        at = 0
+        for before in reversed(stored[:next(i for i, s in enumerate(stored) if s is k)]):
+            anchor = before if id(before) in kept_ids else counterpart.get(id(before))
+            if anchor is not None:
+                at = next(i for i, e in enumerate(edits) if e is anchor) + 1
+                break
+        edits.insert(at, k)
+    return edits
 
 
 def merge_pull(pulled: list[AnnotationRecord], stored: list[AnnotationRecord], *,
@@ -85,9 +106,9 @@ def merge_pull(pulled: list[AnnotationRecord], stored: list[AnnotationRecord], *
         if s is None:
             result.records.append(p)
             continue
-        gone = _reattach(p, s)
+        gone, counterpart = _reattach(p, s)
         kept = [e for e in s.edits if not e.spans]
-        p.edits += kept
+        p.edits = _with_kept(p.edits, s.edits, kept, counterpart)
         # The stored assignment's metadata stays; the pull's Label Studio ids refresh it.
         p.assignment_meta = {**(s.assignment_meta or {}), **(p.assignment_meta or {})}
         task = (p.assignment_meta.get("labelstudio") or {}).get("task_id")
