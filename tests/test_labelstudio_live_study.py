@@ -198,7 +198,24 @@ def test_the_infolossqa_slice_through_label_studio_and_back(server, ilq, tmp_pat
     deleted = [[region["value"]["start"], region["value"]["end"]]]
     annotation["result"] = [r for r in annotation["result"] if r.get("id") != region["id"]]
     save(server, annotation)
-    # 4. A draft: karim starts a document he has not annotated.
+    # 4. kathryn rewrites a fuzzy concept's answer on its simplification region, which
+    # shows the edit's answers as the original's region does; the original's keeps the
+    # old copy, and the pull takes the changed one.
+    answered_doc = next(doc for (who, doc), record in sorted(before.items())
+                        if who == "kathryn" and ("kathryn", doc) not in relabelled
+                        and any(e["category"] == "concept" for e in record["edits"]))
+    annotation = annotation_of(server, tasks[answered_doc], ids["kathryn"])
+    head = next(r for r in regions_of(annotation, "concept") if r["to_name"] == "target")
+    answers = {r["from_name"]: r for r in annotation["result"] if r.get("id") == head["id"]}
+    source_head = next(r for r in annotation["result"] if r.get("id") == next(
+        x["from_id"] for x in annotation["result"]
+        if x["type"] == "relation" and x["to_id"] == head["id"]) and r["type"] == "textarea"
+        and r["from_name"] == "source_concept_answer")
+    assert answers["target_concept_answer"]["value"] == source_head["value"]
+    answers["target_concept_answer"]["value"]["text"] = ["A clearer answer."]
+    save(server, annotation)
+    answered = [[head["value"]["start"], head["value"]["end"]]]
+    # 5. A draft: karim starts a document he has not annotated.
     draft_doc = next(doc for doc in sorted(tasks) if (DRAFTER, doc) not in before)
     text = tasks[draft_doc]["data"]["original"]
     response = drafter.post(f"/api/tasks/{tasks[draft_doc]['id']}/drafts", json={
@@ -216,7 +233,8 @@ def test_the_infolossqa_slice_through_label_studio_and_back(server, ilq, tmp_pat
     assert "--allow-deletions" in out
     assert work(database, project_id) == stored
 
-    changed = set(relabelled) | {("keziah", added_doc), ("karim", deleted_doc)}
+    changed = set(relabelled) | {("keziah", added_doc), ("karim", deleted_doc),
+                                 ("kathryn", answered_doc)}
     for attempt in range(2):
         code, out = pull(server, ls_id, "--allow-deletions")
         assert code == 0, out
@@ -250,6 +268,9 @@ def test_the_infolossqa_slice_through_label_studio_and_back(server, ilq, tmp_pat
             [edit] = [e for e in expected[key]["edits"]
                       if e["category"] == "omission" and e["input_idx"] == spans]
             edit["category"], edit["output_idx"] = "concept", [[0, 5]]
+        [edit] = [e for e in expected[("kathryn", answered_doc)]["edits"]
+                  if e["category"] == "concept" and e["output_idx"][0] == answered[0]]
+        edit["annotation"]["answer"] = "A clearer answer."
         edits = expected[("karim", deleted_doc)]["edits"]
         edits.remove(next(e for e in edits if e["category"] == "omission"
                           and e["input_idx"] == deleted))
