@@ -142,6 +142,13 @@ def test_the_infolossqa_slice_through_label_studio_and_back(server, ilq, tmp_pat
     assert out.count("not representable in Label Studio") == 18, out
     ls_id = int(out.split("Label Studio project ")[1].split()[0])
     tasks = _tasks(server, ls_id)
+    # The generated config (per-label Question/Answer boxes on both texts) is one the server
+    # accepts for this project's annotations, not only when the project is created.
+    config = server["http"].get(f"/api/projects/{ls_id}").json()["label_config"]
+    checked = server["http"].post(f"/api/projects/{ls_id}/validate/",
+                                  json={"label_config": config})
+    assert checked.status_code == 200, checked.text
+    assert 'name="target_concept_question"' in config and 'whenLabelValue="concept"' in config
     ids = {u["email"].split("@")[0]: u["id"] for u in server["http"].get("/api/users/").json()
            if u["email"].endswith("@example.org")}
 
