@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from annotator.ingest.readers import IngestError, Problem
-from annotator.interop.labelstudio_config import choice_to_value
 from annotator.interop.labelstudio_layout import ANNOTATION_KEYS, Layout, layout
 from annotator.interop.labelstudio_merge import SIDE_ANSWERS
 from annotator.interop.labelstudio_tasks import SINGLE_ITEM
@@ -41,7 +40,7 @@ from annotator.interop.records import (
     drop_ignored,
     load_json_array,
 )
-from annotator.schemas import Schema
+from annotator.schemas import Schema, choice_to_value
 
 # Where each result type keeps its answer (labelstud.io/guide/export#Label-Studio-JSON-format).
 VALUE_KEYS = {"choices": "choices", "textarea": "text", "rating": "rating",
