@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import subprocess
 import sys
 
@@ -57,3 +58,29 @@ def test_importing_documents_and_serving_the_app_leave_nltk_unloaded():
     from annotator.align.text import word_spans
 
     assert word_spans("Mice got 5 mg.") == [(0, 4), (5, 8), (9, 10), (11, 13), (13, 14)]
+
+
+def test_a_document_import_loads_no_reader_sdk_migration_tool_or_adjudication(tmp_path):
+    """`annotator import PROJECT docs.jsonl` on a migrated database (issue 32: its start-up
+    was 0.59 s of 0.99 s for 1,000 documents; benchmarks/bench_import_labelstudio.py):
+    label-studio-sdk (the annotation readers), Alembic (the database is at the head) and
+    the adjudication computation with numpy (nothing to recompute) stay unloaded."""
+    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    (tmp_path / "docs.jsonl").write_text(
+        '{"id": "d1", "source": "Mice got 5 mg.", "target": "Mice got a drug."}\n')
+    env = {"ANNOTATOR_DATABASE_URL": database, "ANNOTATOR_INSTANCE_PATH": str(tmp_path)}
+    assert CliRunner().invoke(main, ["project", "create", "p", "--schema", "infolossqa"],
+                              env=env).exit_code == 0
+    script = ("import sys, json\n"
+              "from annotator.cli import main\n"
+              "try:\n"
+              f"    main(['import', 'p', {str(tmp_path / 'docs.jsonl')!r}])\n"
+              "except SystemExit as exc:\n"
+              "    assert not exc.code, exc.code\n"
+              "print(json.dumps([m for m in ('label_studio_sdk', 'alembic', 'numpy',\n"
+              "    'annotator.adjudication.overview', 'sqlalchemy.dialects.postgresql')\n"
+              "    if m in sys.modules]))\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            check=True, env={**os.environ, **env})
+    assert "imported 1 new" in result.stdout
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []

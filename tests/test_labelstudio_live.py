@@ -293,7 +293,13 @@ def test_labeling_page_shows_both_texts_and_region_inputs_on_either_side(server,
                     assert page.get_by_text(given, exact=True).count() >= 2, given
                 assert inputs.count() >= 1
             else:
-                assert inputs.count() >= 3, side  # question, answer, comment
+                # ana's oversimplification spans both texts: its simplification region
+                # shows the edit's own answers, not empty boxes (issue 32); the comment
+                # is still open.
+                for given in ("What kind of study was it?",
+                              "A randomised, double-blind trial."):
+                    assert page.get_by_text(given, exact=True).count() >= 2, given
+                assert inputs.count() >= 1
             page.screenshot(path=f"test-artifacts/labelstudio-region-{side}.png")
             page.keyboard.press("Escape")
             page.wait_for_timeout(500)

@@ -73,3 +73,16 @@ def test_a_moved_region_is_a_changed_edit_not_a_deletion():
     assert not result.problems and not result.deletions
     moved = next(e for e in result.records[0].edits if e.edit_type == "error")
     assert moved.meta == {"id": 2} and [(s.start, s.end) for s in moved.spans] == [(1, 4)]
+
+
+def test_a_kept_document_level_edit_stays_where_it_stood_among_the_others():
+    comment = EditIn("comment", {"text": "first remark"}, [], meta={"id": 9})
+    later = EditIn("comment", {"text": "after the omission"}, [], meta={"id": 10})
+    stored = _record([comment, _edit("error", 7, 9, {"id": 2}),
+                      _edit("omission", 0, 5, {"id": 1}), later])
+    # In the page: the omission resized, the error region moved further on.
+    pulled = _record([_edit("omission", 0, 6), _edit("error", 20, 22)])
+    result = merge_pull([pulled], [stored], file_name="pull.json")
+    assert [(e.edit_type, e.fields.get("text")) for e in result.records[0].edits] == [
+        ("comment", "first remark"), ("omission", None), ("comment", "after the omission"),
+        ("error", None)]

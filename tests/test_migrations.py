@@ -2,10 +2,17 @@
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 
 from annotator.db import Database
-from annotator.migrations import downgrade, upgrade
+from annotator.migrations import (
+    alembic_config,
+    current_revisions,
+    downgrade,
+    head_revisions,
+    upgrade,
+)
 from annotator.models import Base
 
 
@@ -81,4 +88,19 @@ def test_upgrade_from_the_first_schema_keeps_every_annotation(database_url):
     assert tuple(span) == ("source", 0, 8)
     assert tuple(assignment) == ("done", 61.5, 3)
     assert rating[0] == "simple" and "yes" in str(rating[1])
+    db.dispose()
+
+
+def test_the_head_read_from_the_files_is_alembics(database_url):
+    """Start-up skips Alembic when the database is at the head read from the version
+    files; that head must be the one Alembic computes."""
+    assert head_revisions() == set(ScriptDirectory.from_config(alembic_config()).get_heads())
+    db = Database(database_url)
+    assert current_revisions(db.engine) == set()
+    upgrade(db.engine)
+    assert current_revisions(db.engine) == head_revisions()
+    downgrade(db.engine, "0005")
+    assert current_revisions(db.engine) == {"0005"}
+    upgrade(db.engine)  # behind the head: Alembic runs
+    assert current_revisions(db.engine) == head_revisions()
     db.dispose()

@@ -30,12 +30,9 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from sqlalchemy import event, func, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from annotator.adjudication.overview import document_entry
-from annotator.adjudication.store import batch_reads, preload_original_assignments
 from annotator.models import (
     AdjudicationDecision,
     AdjudicationQueueEntry,
@@ -154,7 +151,11 @@ def _forget_marks(session: Session) -> None:
 def mark_changed(connection, document_ids: list[int]) -> None:
     """Bump ``changes`` of these documents' entries (creating missing ones)."""
     table = AdjudicationQueueEntry.__table__
-    insert = pg_insert if connection.dialect.name == "postgresql" else sqlite_insert
+    insert = sqlite_insert
+    if connection.dialect.name == "postgresql":
+        # Imported here: on PostgreSQL the dialect is loaded already; on SQLite it would
+        # cost every command a tenth of a second at start-up for nothing.
+        from sqlalchemy.dialects.postgresql import insert
     for start in range(0, len(document_ids), 500):
         chunk = document_ids[start:start + 500]
         rows = select(Document.id, Document.project_id, Document.position).where(
@@ -214,9 +215,25 @@ def _stale_entries(session: Session, *where) -> list:
         AdjudicationQueueEntry.stale.is_(True), *where)).all()
 
 
+# Imports inside functions: the entry's computation (units and agreement, with numpy)
+# loads the first time an entry is recomputed, not in every command that opens a database
+# (db.py imports this module for the session class; a document import recomputes nothing:
+# a third of `annotator import`'s start-up, benchmarks/bench_import_labelstudio.py).
+def document_entry(session: Session, document: Document):
+    """:func:`annotator.adjudication.overview.document_entry`, loaded on first use."""
+    from annotator.adjudication.overview import document_entry as compute
+
+    return compute(session, document)
+
+
 def _recompute(session: Session, stale) -> None:
     """Recompute ``(document_id, changes)`` entries, the reads of 100 documents at a time."""
     stale = list(stale)
+    if not stale:
+        return  # the usual start-up: nothing loaded
+    # Imports inside functions: see document_entry above.
+    from annotator.adjudication.store import batch_reads, preload_original_assignments
+
     for start in range(0, len(stale), 100):
         chunk = stale[start:start + 100]
         with batch_reads(session):  # an entry's parts read the same assignments

@@ -11,7 +11,7 @@ from annotator.commands import fail, open_database, progress_bar, project_or_exi
 from annotator.core.problems import MAX_PROBLEMS_SHOWN
 from annotator.core.records import FORMATS
 from annotator.ingest import IngestError, import_file
-from annotator.interop.importing import ANNOTATION_FORMATS
+from annotator.interop import ANNOTATION_FORMATS
 
 # Imports inside functions: each command loads only what it runs, so `annotator --help`
 # and the light commands start fast (benchmarks/bench_cli_startup.py measures it).

@@ -126,6 +126,7 @@ def pull(project_name, ls_project, out, do_import, email_domain, item_key, allow
     from annotator.interop.annotations_store import project_records
     from annotator.interop.importing import import_annotations
     from annotator.interop.labelstudio_merge import merge_pull
+    from annotator.interop.records import ImportOptions
 
     ls = connect(url, token)
     with tempfile.TemporaryDirectory() as tmp:
@@ -154,7 +155,9 @@ def pull(project_name, ls_project, out, do_import, email_domain, item_key, allow
                 try:
                     report = import_annotations(session, project, path, "labelstudio",
                                                 annotator_map=members, replace=True,
-                                                item_key=keys, prepare=prepare)
+                                                item_key=keys, prepare=prepare,
+                                                options=ImportOptions(
+                                                    settle_side_answers=True))
                 except _NothingChanged:
                     report = None
         except IngestError as exc:

@@ -22,9 +22,6 @@ from annotator.interop.thresh import read_thresh
 from annotator.models import Document, Project, User
 from annotator.study.projects import project_schema
 
-ANNOTATION_FORMATS = ("thresh", "labelstudio", "labelstudio-min", "infolossqa",
-                      "annotations-jsonl", "annotations-csv")
-
 
 def import_annotations(session: Session, project: Project, path: Path, fmt: str, *,
                        annotator: str | None = None, category_map: dict[str, str] | None = None,

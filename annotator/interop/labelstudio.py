@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from annotator.core.records import IngestError, Problem
-from annotator.interop.labelstudio_config import choice_to_value
 from annotator.interop.labelstudio_layout import ANNOTATION_KEYS, Layout, layout
+from annotator.interop.labelstudio_merge import SIDE_ANSWERS
 from annotator.interop.labelstudio_tasks import SINGLE_ITEM
 from annotator.interop.records import (
     AnnotationRecord,
@@ -40,7 +40,7 @@ from annotator.interop.records import (
     drop_ignored,
     load_json_array,
 )
-from annotator.schemas import Schema
+from annotator.schemas import Schema, choice_to_value
 
 # Where each result type keeps its answer (labelstud.io/guide/export#Label-Studio-JSON-format).
 VALUE_KEYS = {"choices": "choices", "textarea": "text", "rating": "rating",
@@ -76,9 +76,9 @@ def read_labelstudio(path: Path, schema: Schema, *, minimal: bool = False,
                      ignored: dict[str, int] | None = None) -> list[AnnotationRecord]:
     """Parse a Label Studio full JSON (``minimal=False``) or JSON-MIN export.
     ``options.ignore`` drops key paths of each task or row first (counted in ``ignored``)."""
-    reader = _Reader(schema, str(path), annotator, notes if notes is not None else [],
-                     tuple(item_key), annotator_map or {})
     options = options or ImportOptions()
+    reader = _Reader(schema, str(path), annotator, notes if notes is not None else [],
+                     tuple(item_key), annotator_map or {}, options.settle_side_answers)
     ignored = ignored if ignored is not None else {}
     records = []
     for line, row in load_json_array(path):
@@ -94,9 +94,11 @@ def read_labelstudio(path: Path, schema: Schema, *, minimal: bool = False,
 
 class _Reader:
     def __init__(self, schema: Schema, name: str, annotator: str | None, notes: list[str],
-                 item_key: tuple[str, ...], annotator_map: dict[str, str]):
+                 item_key: tuple[str, ...], annotator_map: dict[str, str],
+                 settle_side_answers: bool = False):
         self.schema, self.name, self.annotator, self.notes = schema, name, annotator, notes
         self.item_key, self.annotator_map = item_key, annotator_map
+        self.settle_side_answers = settle_side_answers
         self.layout: Layout = layout(schema)
         self.problems: list[Problem] = []
         self.task_id: Any = None  # the task being read, named in refusals
@@ -323,9 +325,11 @@ class _Reader:
             if any(regions[i][0] != edit_type for i in ids):
                 self.bad(line, at, "linked regions carry different labels")
                 continue
-            fields, meta = {}, {}
+            meta = {}
             answers = [(rid, *a) for rid in ids for a in values.get(rid, [])]
             own = {self.layout.region_fields.get(c, {}).get(edit_type) for _, c, _, _ in answers}
+            # field -> (region id, value, where, side)
+            given: dict[str, list[tuple[str, Any, str, str]]] = {}
             for rid, control_name, value, vat in answers:
                 field = self.layout.region_fields.get(control_name, {}).get(edit_type)
                 if field is None:
@@ -336,12 +340,41 @@ class _Reader:
                              "kept under a label the region no longer has, which does not "
                              "say which of its fields it is)")
                     continue
-                fields[field] = self._convert(control_name, value, line, vat)
+                given.setdefault(field, []).append(
+                    (rid, self._convert(control_name, value, line, vat), vat,
+                     regions[rid][1].side))
+            fields = self._side_answers(given, edit_type, meta, line)
             extras = [regions[i][3] for i in ids]
             if any(extras):
                 meta["labelstudio_regions"] = extras
             edits.append(EditIn(edit_type, fields, [regions[i][1] for i in ids], at, meta))
         return edits
+
+    def _side_answers(self, given: dict[str, list[tuple[str, Any, str, str]]],
+                      edit_type: str, meta: dict, line: int) -> dict[str, Any]:
+        """One value per field. An edit with regions on both texts carries its answers on
+        both (``labelstudio_tasks``); when the page changed them on one side only, the two
+        differ: a pull hands them to the merge under ``meta[SIDE_ANSWERS]`` (field -> [region
+        id, side, value] each) to settle against the stored work; any other import refuses,
+        naming the task and the regions."""
+        fields = {}
+        for field, items in given.items():
+            distinct = []
+            for _, value, _, _ in items:
+                if value not in distinct:
+                    distinct.append(value)
+            fields[field] = distinct[0]
+            if len(distinct) == 1:
+                continue
+            if self.settle_side_answers:
+                meta.setdefault(SIDE_ANSWERS, {})[field] = [
+                    [rid, side, value] for rid, value, _, side in items]
+                continue
+            first, other = items[0], next(i for i in items if i[1] != items[0][1])
+            self.bad(line, other[2], f"task {self.task_id}: regions {first[0]} and "
+                     f"{other[0]} of one {edit_type} edit answer {field!r} differently "
+                     f"({first[1]!r} / {other[1]!r}); make them agree in Label Studio")
+        return fields
 
     def _old_label_field(self, control_name: str, edit_type: str, own: set) -> str | None:
         """The current label's field an answer kept under the region's old label stands

@@ -142,14 +142,6 @@ def parse(xml: str) -> LabelInterface:
     return interface
 
 
-def choice_to_value(spec: FieldSpec, given: Any) -> tuple[bool, Any]:
-    """A Label Studio choice string (or rating number) -> the schema's option value."""
-    for option in spec.options:
-        if given == option.value or str(given) == str(option.value) or given == option.label:
-            return True, option.value
-    return False, given
-
-
 def value_to_result(control: Control, value: Any) -> tuple[str, dict]:
     """Our field value -> (result type, result value) of a Label Studio result."""
     if control.tag == "TextArea":

@@ -4,10 +4,12 @@ Label Studio holds regions, their answers, ratings, status and time; it cannot h
 edit without a region (a document-level comment), an edit's stored metadata (a tool's edit
 id, Thresh's extra keys) or our ids. A pull therefore:
 
-- re-attaches every stored edit without spans (push reported it as not representable);
+- re-attaches every stored edit without spans (push reported it as not representable)
+  where it stood among the others;
 - gives each pulled edit the metadata of the stored edit it continues: the stored edit with
   the same label and spans, else (a label changed in the page) the one with the same spans,
   else (regions moved) one with the same label, else any stored edit left over;
+- settles answers an edit's two sides give differently (the page changed one of them);
 - leaves work that did not change alone, so it keeps its version and ``completed_at``;
 - lists the stored edits with regions the pull would delete (the page has fewer edits than
   were stored); without ``allow_deletions``
@@ -21,6 +23,14 @@ from dataclasses import dataclass, field
 
 from annotator.core.records import Problem
 from annotator.interop.records import AnnotationRecord, EditIn
+
+# Edit meta key under which the reader hands over answers an edit's regions on the two
+# texts give differently, by region id (``labelstudio._Reader._side_answers``); settled
+# here and never stored.
+SIDE_ANSWERS = "labelstudio_side_answers"
+# Edit meta key: what each side of an edit said in Label Studio where they differed, at the
+# last pull of that annotation (see _settle_side_answers).
+SIDES_SEEN = "labelstudio_sides_seen"
 
 
 @dataclass
@@ -48,10 +58,13 @@ def _canonical(r: AnnotationRecord) -> str:
                       sort_keys=True, default=str)
 
 
-def _reattach(pulled: AnnotationRecord, stored: AnnotationRecord) -> list[EditIn]:
-    """Give pulled edits their stored metadata; return the stored edits (with regions)
-    the pull has no counterpart for."""
+def _reattach(pulled: AnnotationRecord, stored: AnnotationRecord
+              ) -> tuple[list[EditIn], dict[int, EditIn]]:
+    """Give pulled edits their stored metadata. Returns the stored edits (with regions) the
+    pull has no counterpart for, and stored edit (by ``id()``) -> its pulled counterpart."""
     left = [e for e in stored.edits if e.spans]
+    counterpart: dict[int, EditIn] = {}
+    matched: set[int] = set()  # pulled edits (by id()) already paired
     # Most faithful pairing first: same label and regions; same regions (a label changed in
     # the page); same label (regions moved or resized); then any leftover pair. Only stored
     # edits left over after that are deletions: the page has fewer edits than we stored.
@@ -60,7 +73,7 @@ def _reattach(pulled: AnnotationRecord, stored: AnnotationRecord) -> list[EditIn
                   lambda p, s: p.edit_type == s.edit_type,
                   lambda p, s: True):
         for p in pulled.edits:
-            if getattr(p, "_matched", False):
+            if id(p) in matched:
                 continue
             s = next((s for s in left if match(p, s)), None)
             if s is None:
@@ -69,10 +82,78 @@ def _reattach(pulled: AnnotationRecord, stored: AnnotationRecord) -> list[EditIn
             p.meta = {**(s.meta or {}), **(p.meta or {})}
             if not p.constituents:
                 p.constituents = s.constituents
-            p._matched = True  # type: ignore[attr-defined]
-    for p in pulled.edits:
-        p.__dict__.pop("_matched", None)
-    return left
+            counterpart[id(s)] = p
+            matched.add(id(p))
+    return left, counterpart
+
+
+def _with_kept(pulled: list[EditIn], stored: list[EditIn], kept: list[EditIn],
+               counterpart: dict[int, EditIn]) -> list[EditIn]:
+    """The pulled edits with the stored region-less ones back where they stood: each right
+    after the edit that preceded it in the stored order (its pulled counterpart), so a
+    Thresh export lists the edits in their order, not the comments last."""
+    edits = list(pulled)
+    kept_ids = {id(k) for k in kept}
+    for k in kept:
+        at = 0
+        for before in reversed(stored[:next(i for i, s in enumerate(stored) if s is k)]):
+            anchor = before if id(before) in kept_ids else counterpart.get(id(before))
+            if anchor is not None:
+                at = next(i for i, e in enumerate(edits) if e is anchor) + 1
+                break
+        edits.insert(at, k)
+    return edits
+
+
+def _settle_side_answers(pulled: AnnotationRecord, counterpart: dict[int, EditIn],
+                         stored: list[EditIn], file_name: str) -> list[Problem]:
+    """An edit with regions on both texts carries its answers on both
+    (``labelstudio_tasks``); where they differ, the page changed one side since the push
+    or the last pull: that side's answer is the new one. What each side said is kept in
+    the edit's meta (``SIDES_SEEN``, for this Label Studio annotation), so the next pull
+    tells the side changed then from the side left behind now. Refused (task, document,
+    annotator, regions) when both sides changed differently, or when no answer was stored
+    (a new edit) to tell which did."""
+    stored_of = {id(counterpart[id(s)]): s for s in stored if id(s) in counterpart}
+    ls = (pulled.assignment_meta or {}).get("labelstudio") or {}
+    task, annotation = ls.get("task_id"), ls.get("annotation_id")
+    problems = []
+    for e in pulled.edits:
+        meta = e.meta if e.meta is not None else {}
+        differing = meta.pop(SIDE_ANSWERS, None)
+        remembered = meta.pop(SIDES_SEEN, None)
+        if not differing:
+            continue
+        before = stored_of.get(id(e))
+        if not (isinstance(remembered, dict) and remembered.get("annotation") == annotation
+                and annotation is not None):
+            remembered = {}
+        seen = {}
+        for name, given in differing.items():
+            old = before.fields.get(name) if before is not None else _NONE
+            last = (remembered.get("answers") or {}).get(name) or {}
+            new = []
+            for _, side, value in given:
+                if value != last.get(side, old) and value not in new:
+                    new.append(value)
+            if old is not _NONE and len(new) <= 1:
+                e.fields[name] = new[0] if new else old
+                seen[name] = {side: value for _, side, value in given}
+                continue
+            why = ("both sides changed" if old is not _NONE
+                   else "there is no stored answer to tell which side changed")
+            problems.append(Problem(
+                pulled.file or file_name, pulled.line, "annotations",
+                f"task {task}, document {pulled.document_id!r}, {pulled.annotator}: regions "
+                f"{', '.join(str(g[0]) for g in given)} of one {e.edit_type} edit answer "
+                f"{name!r} differently ({' / '.join(repr(g[2]) for g in given)}) and {why}; "
+                "make them agree in Label Studio"))
+        if seen:
+            meta[SIDES_SEEN] = {"annotation": annotation, "answers": seen}
+    return problems
+
+
+_NONE = object()  # no stored edit (or no stored answer) to compare with
 
 
 def merge_pull(pulled: list[AnnotationRecord], stored: list[AnnotationRecord], *,
@@ -83,11 +164,13 @@ def merge_pull(pulled: list[AnnotationRecord], stored: list[AnnotationRecord], *
     for p in pulled:
         s = None if p.document_only else by_key.get((p.document_id, p.annotator))
         if s is None:
+            result.problems += _settle_side_answers(p, {}, [], file_name)
             result.records.append(p)
             continue
-        gone = _reattach(p, s)
+        gone, counterpart = _reattach(p, s)
+        result.problems += _settle_side_answers(p, counterpart, s.edits, file_name)
         kept = [e for e in s.edits if not e.spans]
-        p.edits += kept
+        p.edits = _with_kept(p.edits, s.edits, kept, counterpart)
         # The stored assignment's metadata stays; the pull's Label Studio ids refresh it.
         p.assignment_meta = {**(s.assignment_meta or {}), **(p.assignment_meta or {})}
         task = (p.assignment_meta.get("labelstudio") or {}).get("task_id")

@@ -7,7 +7,8 @@ project made from a Label Studio config) and the document id and metadata. Each 
 work is one entry of ``annotations`` (``completed_by`` = the account's e-mail,
 ``lead_time`` = seconds spent, a skipped assignment is a cancelled annotation); the
 pre-highlights are ``predictions``. An edit becomes one labelled region per span (label =
-edit type); its fields are per-region results on its first region of each side; the
+edit type); its fields are per-region results on its first region of each side (both
+sides carry them, so either region shows the edit's answers); the
 regions of a multi-span edit are linked with ``relation`` results. Ratings are results of
 their per-task controls (one item per level; rationales and edits without spans cannot be
 represented and are returned as notes).
@@ -105,22 +106,26 @@ def _edit_results(lay: Layout, e: EditIn, prefix: str, doc) -> list[dict]:
                        f"{prefix}-{i}", extras[i] if i < len(extras) else {})
                for i, s in enumerate(e.spans)]
     result = list(regions)
-    # Per-region answers sit on the edit's first region of each side: Label Studio shows
-    # a control for the regions of the text it names.
+    # Per-region answers sit on the edit's first region of EACH side: Label Studio shows a
+    # control for the regions of the text it names only, so an edit with regions on both
+    # texts carries its answers on both, and selecting either region shows the edit's own
+    # answers, not empty boxes (the relations below say the regions are one edit). A pull
+    # settles answers the page changed on one side only (labelstudio_merge).
     heads = {}
     for region, span in zip(regions, e.spans):
         heads.setdefault(span.side, region)
     for name, value in e.fields.items():
         if value in (None, ""):
             continue
+        used = set()  # a study's own config may name one control for both sides
         for side, head in heads.items():
             control = lay.region_control.get((e.edit_type, name, side))
-            if control is None:
+            if control is None or control.name in used:
                 continue
+            used.add(control.name)
             kind, rvalue = value_to_result(control, value)
             result.append({"id": head["id"], "from_name": control.name,
                            "to_name": head["to_name"], "type": kind, "value": rvalue})
-            break
     for other in regions[1:]:
         result.append({"type": "relation", "from_id": regions[0]["id"], "to_id": other["id"],
                        "direction": "right"})

@@ -108,6 +108,9 @@ class ImportOptions:
     # An annotator's later annotation of an item replaces the earlier one (a study's
     # re-rating), audited and counted; without it a re-rated item is refused (UPDATE_HINT).
     update: bool = False
+    # A Label Studio pull: answers an edit's regions on the two sides give differently are
+    # settled against the stored work (labelstudio_merge) instead of refused.
+    settle_side_answers: bool = False
 
 
 @dataclass

@@ -30,7 +30,6 @@ from annotator.core.shown import got
 from annotator.core.strict_json import seconds_problem
 from annotator.core.tables import csv_text
 from annotator.core.vocabulary import ASSIGNMENT_STATUSES, SIDES
-from annotator.interop.labelstudio_config import choice_to_value
 from annotator.interop.records import (
     AnnotationRecord,
     EditIn,
@@ -43,7 +42,7 @@ from annotator.interop.records import (
     record_id,
     record_owner,
 )
-from annotator.schemas import Schema
+from annotator.schemas import Schema, choice_to_value
 
 FIXED_COLUMNS = ["document_id", "annotator", "status", "seconds_spent", "kind", "edit_type",
                  "source_spans", "target_spans"]

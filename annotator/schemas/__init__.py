@@ -117,6 +117,16 @@ class FieldSpec:
         return value in self.option_values()
 
 
+def choice_to_value(spec: FieldSpec, given: Any) -> tuple[bool, Any]:
+    """A choice as another tool writes it (a Label Studio choice string or rating number, a
+    CSV cell) -> (found, the schema's option value): the value itself, its string form, or
+    the option's label."""
+    for option in spec.options:
+        if given == option.value or str(given) == str(option.value) or given == option.label:
+            return True, option.value
+    return False, given
+
+
 @dataclass(frozen=True)
 class EditType:
     name: str
