@@ -10,12 +10,13 @@ done (with the current record), 422 does not fit the schema (with a list of prob
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, jsonify, request
+from flask import Blueprint, abort, jsonify, request
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
+from annotator.align.store.auto_refresh import after_completion
 from annotator.annotate.modes import project_mode
 from annotator.annotate.store import (
     Conflict,
@@ -215,9 +216,7 @@ def change_status(assignment_id: int):
                        "jumps to its place.", missing=missing), 422
     db().commit()
     if assignment.status == "done":
-        # The project's automatic pre-highlight refresh (if its lead switched it on) runs
-        # in a background thread started after the commit: this save does not wait for it.
-        from annotator.align.store.auto_refresh import after_completion
-
-        after_completion(current_app.extensions["annotator_db"], assignment.document.project)
+        # The project's automatic pre-highlight refresh (if its lead switched it on) is a
+        # job queued after the commit and run by a worker: this save does not wait for it.
+        after_completion(db(), assignment.document.project)
     return jsonify(assignment=assignment_to_dict(assignment))

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
+from annotator.align.store.auto_refresh import refit_running
 from annotator.align.store.learning import (
     auto_learn_enabled,
     completed_document_count,
     last_fit,
     refit_every,
-    refresh_running,
     set_auto_learn,
 )
 from annotator.web.access import db, lead_required, load_user, project_for_lead
@@ -28,11 +28,12 @@ bp = Blueprint("project_settings", __name__, url_prefix="/projects")
 def settings(project_id: int):
     project = project_for_lead(project_id)
     model = (project.settings or {}).get("align", {}).get("loss_model") or {}
+    running = refit_running(db(), project)
     return render_template(
         "project_settings.html", project=project, auto_learn=auto_learn_enabled(project),
         refit_every=refit_every(project), last_fit=last_fit(project),
-        completed=completed_document_count(db(), project), running=refresh_running(project),
-        model=model)
+        completed=completed_document_count(db(), project),
+        running=running and running.isoformat(timespec="seconds"), model=model)
 
 
 @bp.route("/<int:project_id>/settings/prehighlight", methods=["POST"])
