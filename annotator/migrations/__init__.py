@@ -6,11 +6,14 @@ rewrite annotation data without carrying it over (tests upgrade a populated data
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy.engine import Engine
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import Connection, Engine
 
 HERE = Path(__file__).parent
 
@@ -30,3 +33,14 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
 
 def downgrade(engine: Engine, revision: str) -> None:
     command.downgrade(alembic_config(engine), revision)
+
+
+@lru_cache(maxsize=1)
+def code_heads() -> tuple[str, ...]:
+    """The newest revision(s) this code knows (read from versions/ once per process)."""
+    return tuple(sorted(ScriptDirectory.from_config(alembic_config()).get_heads()))
+
+
+def database_heads(connection: Connection) -> tuple[str, ...]:
+    """The revision(s) the database is at (reads ``alembic_version``; empty: none)."""
+    return tuple(sorted(MigrationContext.configure(connection).get_current_heads()))

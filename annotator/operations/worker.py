@@ -20,6 +20,7 @@ import os
 import secrets
 import socket
 import threading
+import time
 import traceback
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -103,7 +104,7 @@ class Worker:
                     log.exception("worker %s: database error, polling again", self.id)
                 if once:
                     break
-                self.stopping.wait(self.poll_seconds)
+                self._idle(session)
         finally:
             try:
                 jobs.forget_worker(session, self.id)
@@ -111,6 +112,20 @@ class Worker:
                 log.warning("worker %s: could not remove its heartbeat row", self.id)
             session.close()
         return ran
+
+    def _idle(self, session) -> None:
+        """Wait ``poll_seconds`` for the next look at the queue, showing a heartbeat at
+        least every :data:`MAX_HEARTBEAT_SECONDS` meanwhile (a long poll is no death)."""
+        deadline = time.monotonic() + self.poll_seconds
+        while not self.stopping.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0 or self.stopping.wait(min(left, MAX_HEARTBEAT_SECONDS)):
+                return
+            if deadline - time.monotonic() > 0:
+                try:
+                    jobs.beat(session, self.id)
+                except SQLAlchemyError:
+                    session.rollback()
 
     def run_one(self) -> Job | None:
         """Claim one ready job and run it; None when nothing was ready."""

@@ -25,6 +25,7 @@ from datetime import datetime, timedelta, timezone
 from sqlalchemy import and_, delete, exists, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session, aliased
 
 from annotator.core.vocabulary import JOB_KINDS
@@ -33,6 +34,9 @@ from annotator.models import Job, WorkerBeat
 # A job whose worker died this many times is failed instead of claimed again (work that
 # kills its worker, e.g. by running out of memory, must not loop forever).
 MAX_ATTEMPTS = 5
+# A worker whose newest heartbeat is older than this counts as gone (/healthz). Workers
+# beat at least every 5 s (annotator.operations.worker), so this allows several missed.
+WORKER_ALIVE_SECONDS = 30.0
 # Error text kept on the row (the full traceback goes to the worker's log).
 MAX_ERROR_CHARS = 2000
 
@@ -191,7 +195,7 @@ def forget_worker(session: Session, worker_id: str) -> None:
     session.commit()
 
 
-def newest_beat(session: Session) -> datetime | None:
+def newest_beat(session: Session | Connection) -> datetime | None:
     """When a worker last showed a sign of life (None: never)."""
     return aware(session.scalar(select(WorkerBeat.seen_at).order_by(
         WorkerBeat.seen_at.desc()).limit(1)))
