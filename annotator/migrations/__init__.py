@@ -36,9 +36,20 @@ def downgrade(engine: Engine, revision: str) -> None:
 
 
 @lru_cache(maxsize=1)
+def _scripts() -> ScriptDirectory:
+    return ScriptDirectory.from_config(alembic_config())
+
+
+@lru_cache(maxsize=1)
 def code_heads() -> tuple[str, ...]:
     """The newest revision(s) this code knows (read from versions/ once per process)."""
-    return tuple(sorted(ScriptDirectory.from_config(alembic_config()).get_heads()))
+    return tuple(sorted(_scripts().get_heads()))
+
+
+@lru_cache(maxsize=1)
+def code_revisions() -> frozenset[str]:
+    """Every revision this code knows."""
+    return frozenset(script.revision for script in _scripts().walk_revisions())
 
 
 def database_heads(connection: Connection) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 from sqlalchemy.exc import SQLAlchemyError
 
-from annotator.migrations import code_heads, database_heads
+from annotator.migrations import code_heads, code_revisions, database_heads
 from annotator.study import jobs
 
 bp = Blueprint("health", __name__)
@@ -60,6 +60,6 @@ def _migrations(heads: tuple[str, ...]) -> str:
     code = code_heads()
     if heads == code:
         return "current"
-    if set(heads) - set(code):
-        return "ahead"  # the database knows revisions this code does not
+    if set(heads) - code_revisions():
+        return "ahead"  # the database is at a revision this code does not know
     return "behind"
