@@ -10,9 +10,9 @@ done (with the current record), 422 does not fit the schema (with a list of prob
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, jsonify, request
+from flask import Blueprint, abort, current_app, jsonify, request
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
@@ -217,6 +217,11 @@ def change_status(assignment_id: int):
     db().commit()
     if assignment.status == "done":
         # The project's automatic pre-highlight refresh (if its lead switched it on) is a
-        # job queued after the commit and run by a worker: this save does not wait for it.
-        after_completion(db(), assignment.document.project)
+        # job queued after the commit and run by a worker: this save does not wait for it,
+        # and, committed already, is not answered with an error if the queueing fails.
+        try:
+            after_completion(db(), assignment.document.project)
+        except SQLAlchemyError:
+            db().rollback()
+            current_app.logger.exception("queueing the automatic refit failed")
     return jsonify(assignment=assignment_to_dict(assignment))
