@@ -14,6 +14,7 @@ from sqlalchemy import select, text, update
 
 from annotator.cli import main
 from annotator.core.vocabulary import JOB_KINDS
+from annotator.db import Database
 from annotator.ingest import IngestError, import_file
 from annotator.models import Document, Job, Project, User
 from annotator.operations.job_kinds import RUNNERS
@@ -180,3 +181,18 @@ def test_worker_command_runs_the_queue_once(env, tmp_path):
     assert result.exit_code == 0, result.output
     assert "stopped after 1 job" in result.output
     assert runner.invoke(main, ["worker", "--poll", "0"]).exit_code == 2
+
+
+def test_a_queue_refresh_queued_from_the_command_line_runs_in_the_worker(env, tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(main, ["project", "create", "q", "--schema",
+                                "infolossqa"]).exit_code == 0
+    queued = runner.invoke(main, ["adjudicate", "refresh-queue", "q", "--background"])
+    assert queued.exit_code == 0, queued.output
+    assert "queue refresh of q queued (job 1)" in queued.output
+    assert runner.invoke(main, ["worker", "--once"]).exit_code == 0
+    database = Database(env["ANNOTATOR_DATABASE_URL"])
+    with database.session() as session:
+        job = session.get(Job, 1)
+        assert (job.kind, job.state, job.result) == ("queue-refresh", "done", {"entries": 0})
+    database.dispose()
