@@ -91,10 +91,12 @@ def enqueue(session: Session, kind: str, project_id: int | None = None,
 
 def _ready(moment: datetime):
     """Queued jobs, and running ones whose lease expired (their worker died), of a project
-    with no other job running under a live lease."""
+    with no other job running under a live lease, nor an older one waiting to be taken
+    over (so a dead worker's job resumes before the project's next job starts)."""
     other = aliased(Job)
     busy = exists().where(other.project_id == Job.project_id, other.id != Job.id,
-                          other.state == "running", other.lease_expires_at >= moment)
+                          other.state == "running",
+                          or_(other.lease_expires_at >= moment, other.id < Job.id))
     expired = and_(Job.state == "running", Job.lease_expires_at < moment)
     return and_(or_(Job.state == "queued", expired),
                 or_(Job.project_id.is_(None), ~busy))
