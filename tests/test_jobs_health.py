@@ -46,6 +46,9 @@ def test_healthz_reports_each_check_and_never_writes(app, database):
             session.execute(update(WorkerBeat).values(
                 seen_at=jobs.now() - timedelta(seconds=jobs.WORKER_ALIVE_SECONDS + 5)))
         assert client.get("/healthz").get_json()["worker"] == "missing"
+        with database.session() as session:  # an hour later its row is cleared away
+            assert jobs.forget_silent_workers(session, 3600) == 0
+            assert jobs.forget_silent_workers(session, jobs.WORKER_ALIVE_SECONDS) == 1
     finally:
         event.remove(engine, "before_cursor_execute", record)
     assert statements and not [s for s in statements if WRITE.match(s)]

@@ -36,6 +36,8 @@ KEEP_ALIVE_SECONDS = 75
 # Set by `annotator serve` for its gunicorn workers: it ran the migrations and the start-up
 # queue refresh once itself, so no worker runs them again (annotator/wsgi.py).
 MIGRATED_ENV = "ANNOTATOR_SERVE_MIGRATED"
+# How long a stopping `serve` waits for its job worker to hand its job back.
+STOP_WAIT_SECONDS = 10
 
 
 def gunicorn_argv(workers: int, bind: str, *, access_log: bool = True,
@@ -77,26 +79,34 @@ def run_server(host: str, port: int, workers: int, *, background: bool = True) -
         fail(f"refusing to serve on {host}: set ANNOTATOR_SECRET_KEY to a random value first: "
              f"{problem}; e.g. python -c 'import secrets; print(secrets.token_hex(32))'; "
              "sessions on a shared network must not depend on a guessable or local key")
+    background_worker = None
     if background:
         from annotator.db import Database
         from annotator.operations.worker import start_in_thread
 
         # Its own engine: the job worker's connections are not the app's.
-        worker = start_in_thread(Database(config.database_url))
-        click.echo(f"background jobs: worker {worker.id} in this process (--no-worker: run "
-                   "`annotator worker` elsewhere)")
-    if workers > 1:
-        click.echo(f"serving with gunicorn, {workers} workers of {GUNICORN_THREADS} threads, "
-                   f"on http://{host}:{port}/")
-        raise SystemExit(subprocess.call(gunicorn_argv(workers, f"{host}:{port}",
-                                                       migrated=True)))
-    from werkzeug.serving import run_simple
+        background_worker = start_in_thread(Database(config.database_url))
+        click.echo(f"background jobs: worker {background_worker[0].id} in this process "
+                   "(--no-worker: run `annotator worker` elsewhere)")
+    try:
+        if workers > 1:
+            click.echo(f"serving with gunicorn, {workers} workers of {GUNICORN_THREADS} "
+                       f"threads, on http://{host}:{port}/")
+            raise SystemExit(subprocess.call(gunicorn_argv(workers, f"{host}:{port}",
+                                                           migrated=True)))
+        from werkzeug.serving import run_simple
 
-    from annotator.app import create_app
+        from annotator.app import create_app
 
-    app = create_app(config, migrate=False)  # `serve` migrated before calling
-    click.echo(f"serving on http://{host}:{port}/  (Ctrl+C to stop)")
-    run_simple(host, port, app, threaded=True, use_reloader=False)
+        app = create_app(config, migrate=False)  # `serve` migrated before calling
+        click.echo(f"serving on http://{host}:{port}/  (Ctrl+C to stop)")
+        run_simple(host, port, app, threaded=True, use_reloader=False)
+    finally:
+        if background_worker is not None:
+            # Hand a running job back to the queue (at its next progress report) rather
+            # than leave it to its lease.
+            background_worker[0].stop()
+            background_worker[1].join(STOP_WAIT_SECONDS)
 
 
 @click.command()

@@ -93,6 +93,10 @@ class Worker:
         ran = 0
         session = self.database.sessions()
         try:
+            try:
+                jobs.forget_silent_workers(session)
+            except SQLAlchemyError:  # (the loop below reports a database that is away)
+                session.rollback()
             while not self.stopping.is_set():
                 try:
                     jobs.beat(session, self.id)
@@ -179,8 +183,10 @@ class Worker:
                     progress=heartbeat.progress)
 
 
-def start_in_thread(database, **options) -> Worker:
-    """A worker in a daemon thread of this process (``annotator serve``)."""
+def start_in_thread(database, **options) -> tuple[Worker, threading.Thread]:
+    """A worker in a daemon thread of this process (``annotator serve``); stop it with
+    ``worker.stop()`` and join the thread a while, so its job goes back to the queue."""
     worker = Worker(database, **options)
-    threading.Thread(target=worker.run, name="annotator-worker", daemon=True).start()
-    return worker
+    thread = threading.Thread(target=worker.run, name="annotator-worker", daemon=True)
+    thread.start()
+    return worker, thread

@@ -197,6 +197,15 @@ def forget_worker(session: Session, worker_id: str) -> None:
     session.commit()
 
 
+def forget_silent_workers(session: Session, seconds: float = 3600) -> int:
+    """Remove the heartbeat rows of workers silent for ``seconds`` (killed ones never
+    remove their own); returns how many."""
+    gone = session.execute(delete(WorkerBeat).where(
+        WorkerBeat.seen_at < now() - timedelta(seconds=seconds))).rowcount
+    session.commit()
+    return gone
+
+
 def newest_beat(session: Session | Connection) -> datetime | None:
     """When a worker last showed a sign of life (None: never)."""
     return aware(session.scalar(select(WorkerBeat.seen_at).order_by(
