@@ -27,6 +27,8 @@ from annotator.web import (
     errors,
     evaluation,
     formatting,
+    health,
+    jobs_panel,
     manage,
     project_create,
     project_schema,
@@ -80,6 +82,7 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     app.before_request(validation.refuse_nul_characters)
     app.register_blueprint(auth.bp)  # first: its login check runs before any other hook
     app.register_blueprint(api.bp)
+    app.register_blueprint(health.bp)
     app.register_blueprint(documents.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(adjudicate.bp)
@@ -91,6 +94,7 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     app.register_blueprint(project_setup.bp)
     app.register_blueprint(project_schema.bp)
     formatting.register(app)
+    jobs_panel.register(app)
     errors.register(app)
 
     @app.teardown_appcontext

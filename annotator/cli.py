@@ -30,6 +30,8 @@ COMMANDS = {
              "Create the demo projects with a lead and two annotators, and serve them."),
     "serve": ("annotator.commands.serve", "serve",
               "Serve the web app (login, annotation, project pages)."),
+    "worker": ("annotator.commands.worker", "worker",
+               "Run background jobs: pre-highlighting, refits, queue refreshes."),
     "prehighlight": ("annotator.commands.prehighlight", "prehighlight",
                      "Pre-highlight candidate problems in every document of PROJECT."),
     "align": ("annotator.commands.align", "align",

@@ -31,6 +31,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column
 
 from annotator.core.vocabulary import (  # noqa: F401  (re-exported: models.SIDES etc.)
     ASSIGNMENT_STATUSES,
+    JOB_STATES,
     PROJECT_ROLES,
     ROLES,
     SIDES,
@@ -596,3 +597,54 @@ class EvalRecallPair(Base):
 
     reference: Mapped[EvalQAItem] = relationship(foreign_keys=[reference_id])
     prediction: Mapped[EvalQAItem] = relationship(foreign_keys=[prediction_id])
+
+
+# ---------------------------------------------------------------- background work
+# Work that outlives a request (pre-highlighting imported documents, refits, queue
+# refreshes) is a row here, claimed by any worker process under a lease that expires, so a
+# killed worker's job is claimed again (see annotator.study.jobs).
+
+
+class Job(Base):
+    """One piece of background work. ``lease_owner`` / ``lease_expires_at``: the worker
+    running it and until when its claim holds (extended by its heartbeat); ``attempts``
+    counts claims (a job whose worker died is claimed again). ``dedupe_key`` is set while
+    the job is queued (``kind:project``), so one kind of work is queued once per project."""
+
+    __tablename__ = "jobs"
+    # No CHECK on ``kind``: a new kind of work needs no migration (enqueue checks it).
+    __table_args__ = (CheckConstraint(sql_in("state", JOB_STATES), name="state"),
+                      Index("ix_jobs_state_id", "state", "id"),
+                      Index("ix_jobs_project_id_id", "project_id", "id"))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int | None] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), nullable=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    payload: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    state: Mapped[str] = mapped_column(String(16), default="queued")
+    dedupe_key: Mapped[str | None] = mapped_column(String(100), unique=True, nullable=True)
+    progress_done: Mapped[int] = mapped_column(Integer, default=0)
+    progress_total: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[str] = mapped_column(Text, default="")
+    result: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_owner: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
+                                                              nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class WorkerBeat(Base):
+    """A worker process's sign of life, written every few seconds while it polls or runs
+    a job: ``/healthz`` reads the newest one ("worker alive")."""
+
+    __tablename__ = "worker_beats"
+
+    worker_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
+                                              index=True)
+    job_id: Mapped[int | None] = mapped_column(Integer, nullable=True)

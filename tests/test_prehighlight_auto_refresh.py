@@ -1,11 +1,10 @@
 """The automatic refresh a lead switches on (issue #14): completing the Nth document through
-the annotation API refits the project's ranker in a background thread and re-ranks the
-open documents' loss suggestions, keeping the ones an annotator acted on. Real database
-(SQLite, or PostgreSQL with ANNOTATOR_TEST_POSTGRES_URL), real MiniLM model, real app."""
+the annotation API queues a refit job (issue 31) that a worker runs: it refits the
+project's ranker and re-ranks the open documents' loss suggestions, keeping the ones an
+annotator acted on. Real database (SQLite, or PostgreSQL with ANNOTATOR_TEST_POSTGRES_URL),
+real MiniLM model, real app, real worker."""
 
 import json
-import threading
-from datetime import datetime, timedelta, timezone
 
 import pytest
 from click.testing import CliRunner
@@ -14,7 +13,8 @@ from sqlalchemy import select
 from annotator.align.embeddings import default_embedder
 from annotator.align.learning import LearningDocument, document_rows
 from annotator.align.loss_ranker import default_ranker, ranker_from_settings
-from annotator.align.store import auto_refresh, prehighlight_project
+from annotator.align.store import prehighlight_project
+from annotator.align.store.auto_refresh import after_completion
 from annotator.align.store.learning import (
     completed_document_count,
     last_fit,
@@ -29,11 +29,13 @@ from annotator.models import (
     Assignment,
     AuditEvent,
     Document,
+    Job,
     Project,
     Suggestion,
     SuggestionAction,
     User,
 )
+from annotator.operations.worker import Worker
 from annotator.study.projects import create_project
 from tests.api_helpers import Api
 from tests.conftest import csrf_token, login
@@ -94,8 +96,15 @@ def _refits(database, project_id):
             .order_by(AuditEvent.id)).all()
 
 
+def _refit_jobs(database, project_id):
+    """(state, attempts) of the project's refit jobs, oldest first."""
+    with database.session() as session:
+        return [(j.state, j.attempts) for j in session.scalars(select(Job).where(
+            Job.project_id == project_id, Job.kind == "refit").order_by(Job.id))]
+
+
 def test_completing_the_nth_document_refits_and_reranks_open_documents(
-        app, database, users, project_id, monkeypatch):
+        app, database, users, project_id):
     with database.session() as session:
         project = session.get(Project, project_id)
         set_auto_learn(session, project, True, EVERY, user_id=users["lee"])
@@ -112,32 +121,23 @@ def test_completing_the_nth_document_refits_and_reranks_open_documents(
         session.add(SuggestionAction(suggestion_id=kept_id, user_id=assignment.user_id,
                                      action="dismissed"))
 
-    # Hold the refit at a gate: the request that completes the Nth document must return
-    # while the refit has not even started (the save does not wait for it).
-    gate, entered = threading.Event(), threading.Event()
-    real_learn = auto_refresh.learn_project
-
-    def gated_learn(*args, **kwargs):
-        entered.set()
-        assert gate.wait(600)
-        return real_learn(*args, **kwargs)
-
-    monkeypatch.setattr(auto_refresh, "learn_project", gated_learn)
+    # The Nth save comes back with a refit queued, not run: the save does not wait for it.
     api = Api(app, "ana")
     for k, (assignment_id, _, sentences) in enumerate(rows[:EVERY]):
         _complete(api, assignment_id, sentences)
         if k < EVERY - 1:
-            auto_refresh.wait_for_refreshes(600)
-            assert _refits(database, project_id) == [], "no refit before the Nth document"
-    assert entered.wait(600), "the Nth completed document starts a refit"
-    assert _refits(database, project_id) == []  # the Nth save came back; the refit waits
+            assert _refit_jobs(database, project_id) == [], "no refit before the Nth document"
+    assert _refit_jobs(database, project_id) == [("queued", 0)]
+    assert _refits(database, project_id) == []
     with database.session() as session:
-        project = session.get(Project, project_id)
-        assert project.settings["prehighlight"]["refresh_running"]
-        # A second completion while the refit runs starts nothing (one per project).
-        assert auto_refresh.after_completion(database, project) is None
-    gate.set()
-    auto_refresh.wait_for_refreshes(600)
+        # A second completion while the refit waits queues nothing more (one per project).
+        job = after_completion(session, session.get(Project, project_id))
+        assert job is not None and job.state == "queued"
+    assert _refit_jobs(database, project_id) == [("queued", 0)]
+    # Two jobs: the import's pre-highlighting (the fixture did it already: nothing left),
+    # then the refit.
+    assert Worker(database, poll_seconds=0.1).run(once=True) == 2
+    assert _refit_jobs(database, project_id) == [("done", 1)]
 
     refits = _refits(database, project_id)
     assert len(refits) == 1
@@ -150,7 +150,6 @@ def test_completing_the_nth_document_refits_and_reranks_open_documents(
             f"{EVERY} completed documents of project auto"
         assert last_fit(project)["completed"] == EVERY == completed_document_count(session,
                                                                                   project)
-        assert project.settings["prehighlight"]["refresh_running"] is None
     after = _loss_suggestions(database, open_ids)
     assert after[kept_id] == before[kept_id], "a dismissed suggestion stays as it was"
     changed = {i for i in before if i in after and after[i] != before[i]}
@@ -170,7 +169,7 @@ def test_completing_the_nth_document_refits_and_reranks_open_documents(
     # One more completed document is not enough for another refit.
     assignment_id, _, sentences = rows[EVERY]
     _complete(api, assignment_id, sentences)
-    auto_refresh.wait_for_refreshes(600)
+    assert _refit_jobs(database, project_id) == [("done", 1)]
     assert len(_refits(database, project_id)) == 1
 
 
@@ -179,7 +178,7 @@ def test_switched_off_nothing_happens(app, database, users, project_id):
     api = Api(app, "ana")
     for assignment_id, _, sentences in rows[:EVERY]:
         _complete(api, assignment_id, sentences)
-    auto_refresh.wait_for_refreshes(600)
+    assert _refit_jobs(database, project_id) == []
     assert _refits(database, project_id) == []
     # Switched on later, the documents completed meanwhile count: the next one refits.
     with database.session() as session:
@@ -187,7 +186,8 @@ def test_switched_off_nothing_happens(app, database, users, project_id):
                        user_id=users["lee"])
     assignment_id, _, sentences = rows[EVERY]
     _complete(api, assignment_id, sentences)
-    auto_refresh.wait_for_refreshes(600)
+    assert Worker(database, poll_seconds=0.1).run(once=True) == 2  # the import's, the refit
+    assert _refit_jobs(database, project_id) == [("done", 1)]
     assert [e.details["documents"] for e in _refits(database, project_id)] == [EVERY + 1]
 
 
@@ -247,25 +247,3 @@ def test_cli_switch_with_refit_every(env, tmp_path):
         assert session.scalar(select(AuditEvent.id).where(
             AuditEvent.action == "prehighlight.auto_learn"))
     database.dispose()
-
-
-def test_claim_is_one_at_a_time_across_sessions(database, project_id):
-    """What keeps two gunicorn workers from refitting one project together: a claim in the
-    project's versioned settings; a claim older than the timeout counts as dead."""
-    first, second = database.sessions(), database.sessions()
-    try:
-        p1, p2 = first.get(Project, project_id), second.get(Project, project_id)
-        assert auto_refresh._claim(first, p1)
-        assert not auto_refresh._claim(second, p2), "stale version: the other one claimed"
-        second.refresh(p2)
-        assert not auto_refresh._claim(second, p2), "a fresh claim is respected"
-        old = (datetime.now(timezone.utc) - auto_refresh.CLAIM_TIMEOUT
-               - timedelta(minutes=1)).isoformat()
-        settings = dict(p2.settings)
-        settings["prehighlight"] = {**settings["prehighlight"], "refresh_running": old}
-        p2.settings = settings
-        second.commit()
-        assert auto_refresh._claim(second, p2), "a claim from a process that died is taken over"
-    finally:
-        first.close()
-        second.close()

@@ -201,12 +201,22 @@ def status(project_name):
 
 @adjudicate.command("refresh-queue")
 @click.argument("project_name", metavar="PROJECT")
-def refresh_queue(project_name):
+@click.option("--background", is_flag=True,
+              help="Queue it as a job for a worker (`annotator worker`, or the one "
+              "`annotator serve` runs) instead of recomputing here.")
+def refresh_queue(project_name, background):
     """Recompute PROJECT's adjudication queue entries left stale (every change recomputes
     its own document's entry when it commits; this repairs one that failed)."""
     from annotator.adjudication.queue import refresh_stale
+    from annotator.study import jobs
 
     database = open_database(upgrade=False)
+    if background:
+        with database.session() as session:
+            project = project_or_exit(session, project_name)
+            job = jobs.enqueue(session, "queue-refresh", project.id)
+            click.echo(f"queue refresh of {project.name} queued (job {job.id})")
+        return
     with database.session() as session:
         project = project_or_exit(session, project_name)
         count = refresh_stale(session, project.id)

@@ -128,6 +128,10 @@ def import_command(project_name, files, fmt, update, annotator, name_pattern, ma
         fail(f"nothing was imported.\n{problem_list(exc, all_errors)}", code=2)
     click.echo(f"imported {result.created} new and {result.updated} updated documents "
                f"into {project_name}")
+    if result.prehighlight_job is not None:
+        click.echo(f"pre-highlighting queued (job {result.prehighlight_job}): a running "
+                   "`annotator worker` or `annotator serve` does it; `annotator prehighlight "
+                   f"{project_name}` does it now")
 
 
 def read_annotator_map(path: Path) -> dict[str, str]:

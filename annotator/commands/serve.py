@@ -36,6 +36,8 @@ KEEP_ALIVE_SECONDS = 75
 # Set by `annotator serve` for its gunicorn workers: it ran the migrations and the start-up
 # queue refresh once itself, so no worker runs them again (annotator/wsgi.py).
 MIGRATED_ENV = "ANNOTATOR_SERVE_MIGRATED"
+# How long a stopping `serve` waits for its job worker to hand its job back.
+STOP_WAIT_SECONDS = 10
 
 
 def gunicorn_argv(workers: int, bind: str, *, access_log: bool = True,
@@ -68,25 +70,43 @@ def secret_key_problem(key: str | None) -> str | None:
     return None
 
 
-def run_server(host: str, port: int, workers: int) -> None:
+def run_server(host: str, port: int, workers: int, *, background: bool = True) -> None:
+    """Serve on ``host:port`` (gunicorn for ``workers`` > 1); ``background``: run a job
+    worker in a thread of this process too (one per `serve`, whatever ``workers`` is)."""
     config = Config.from_env()
     problem = None if is_loopback(host) else secret_key_problem(config.secret_key)
     if problem:
         fail(f"refusing to serve on {host}: set ANNOTATOR_SECRET_KEY to a random value first: "
              f"{problem}; e.g. python -c 'import secrets; print(secrets.token_hex(32))'; "
              "sessions on a shared network must not depend on a guessable or local key")
-    if workers > 1:
-        click.echo(f"serving with gunicorn, {workers} workers of {GUNICORN_THREADS} threads, "
-                   f"on http://{host}:{port}/")
-        raise SystemExit(subprocess.call(gunicorn_argv(workers, f"{host}:{port}",
-                                                       migrated=True)))
-    from werkzeug.serving import run_simple
+    background_worker = None
+    if background:
+        from annotator.db import Database
+        from annotator.operations.worker import start_in_thread
 
-    from annotator.app import create_app
+        # Its own engine: the job worker's connections are not the app's.
+        background_worker = start_in_thread(Database(config.database_url))
+        click.echo(f"background jobs: worker {background_worker[0].id} in this process "
+                   "(--no-worker: run `annotator worker` elsewhere)")
+    try:
+        if workers > 1:
+            click.echo(f"serving with gunicorn, {workers} workers of {GUNICORN_THREADS} "
+                       f"threads, on http://{host}:{port}/")
+            raise SystemExit(subprocess.call(gunicorn_argv(workers, f"{host}:{port}",
+                                                           migrated=True)))
+        from werkzeug.serving import run_simple
 
-    app = create_app(config, migrate=False)  # `serve` migrated before calling
-    click.echo(f"serving on http://{host}:{port}/  (Ctrl+C to stop)")
-    run_simple(host, port, app, threaded=True, use_reloader=False)
+        from annotator.app import create_app
+
+        app = create_app(config, migrate=False)  # `serve` migrated before calling
+        click.echo(f"serving on http://{host}:{port}/  (Ctrl+C to stop)")
+        run_simple(host, port, app, threaded=True, use_reloader=False)
+    finally:
+        if background_worker is not None:
+            # Hand a running job back to the queue (at its next progress report) rather
+            # than leave it to its lease.
+            background_worker[0].stop()
+            background_worker[1].join(STOP_WAIT_SECONDS)
 
 
 @click.command()
@@ -95,10 +115,17 @@ def run_server(host: str, port: int, workers: int) -> None:
 @click.option("--port", default=5000, show_default=True, type=int)
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
               help="More than 1 runs the app under gunicorn with that many processes.")
-def serve(host, port, workers):
-    """Serve the web app (login, annotation, project pages)."""
+@click.option("--no-worker", is_flag=True,
+              help="Run no background job worker in this process (run `annotator worker` "
+              "instead, e.g. on another machine).")
+def serve(host, port, workers, no_worker):
+    """Serve the web app (login, annotation, project pages).
+
+    Also runs a worker for background jobs (pre-highlighting imported documents, refits)
+    in a thread, unless --no-worker.
+    """
     adopt_release_folders(open_database())  # migrate once here, not in every worker
-    run_server(host, port, workers)
+    run_server(host, port, workers, background=not no_worker)
 
 
 @click.command()

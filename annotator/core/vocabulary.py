@@ -46,3 +46,8 @@ SUGGESTION_KINDS = ("deletion", "oversimplification", "trailing", "trailing_nois
 # a deletion, "concept" (fuzzy concept) an oversimplification. Importers, the QA evaluation and
 # the pre-highlight measure all read the authors' files through this one map.
 EDIT_TYPE_OF_INFOLOSSQA_CATEGORY = {"omission": "deletion", "concept": "oversimplification"}
+
+# Background work (annotator.study.jobs): what a job does, and where it stands. A job is
+# queued, claimed by one worker (running, under a lease), then done or failed.
+JOB_KINDS = ("prehighlight", "refit", "queue-refresh")
+JOB_STATES = ("queued", "running", "done", "failed")

@@ -18,7 +18,7 @@ from annotator.core.records import (
     read_uploaded_documents,
 )
 from annotator.models import Assignment, Document, Edit, Project, Rating
-from annotator.study import audit
+from annotator.study import audit, jobs
 
 # Documents per transaction when importing in batches: small enough that a save waiting
 # for the write lock waits a fraction of a second, large enough to keep imports fast.
@@ -29,6 +29,8 @@ BATCH_SIZE = 1000
 class ImportResult:
     created: int
     updated: int
+    # The pre-highlighting job queued for the new or replaced documents (a worker runs it).
+    prehighlight_job: int | None = None
 
 
 def import_file(
@@ -159,11 +161,14 @@ def store_documents(
             session.execute(insert(Document), batch)
             batch.clear()
         session.flush()
+        job = None
+        if created or updated:  # queued in the import's last transaction: all or nothing
+            job = jobs.enqueue(session, "prehighlight", project.id).id
     except BaseException:
         if in_batches and committed:
             _undo(session, committed)
         raise
-    return ImportResult(created=created, updated=updated)
+    return ImportResult(created=created, updated=updated, prehighlight_job=job)
 
 
 def _undo(session: Session, document_ids: list[int]) -> None:

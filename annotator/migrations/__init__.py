@@ -14,10 +14,11 @@ head against Alembic's own.
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 from sqlalchemy import inspect, text
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 HERE = Path(__file__).parent
 
@@ -34,9 +35,10 @@ def alembic_config(engine: Engine | None = None):
     return config
 
 
-def head_revisions() -> set[str]:
-    """The newest revision(s) of ``versions/``: those no other revision names as its
-    ``down_revision``."""
+@lru_cache(maxsize=1)
+def _revision_graph() -> tuple[frozenset[str], frozenset[str]]:
+    """(every revision of ``versions/``, every revision some other names as its
+    ``down_revision``), read from the files once per process."""
     revisions, parents = set(), set()
     for path in (HERE / "versions").glob("*.py"):
         values = {}
@@ -51,16 +53,38 @@ def head_revisions() -> set[str]:
         revisions.add(ast.literal_eval(values["revision"]))
         down = ast.literal_eval(values.get("down_revision", ast.Constant(None)))
         parents.update([down] if isinstance(down, str) else down or ())
-    return revisions - parents
+    return frozenset(revisions), frozenset(parents)
+
+
+def head_revisions() -> set[str]:
+    """The newest revision(s) of ``versions/``: those no other revision names as its
+    ``down_revision``."""
+    revisions, parents = _revision_graph()
+    return set(revisions - parents)
+
+
+def code_heads() -> tuple[str, ...]:
+    """The newest revision(s) this code knows, sorted (for /healthz)."""
+    return tuple(sorted(head_revisions()))
+
+
+def code_revisions() -> frozenset[str]:
+    """Every revision this code knows."""
+    return _revision_graph()[0]
 
 
 def current_revisions(engine: Engine) -> set[str]:
     """The revision(s) the database is at; empty for a database never migrated."""
     with engine.connect() as connection:
-        if not inspect(connection).has_table("alembic_version"):
-            return set()
-        return {row[0] for row in connection.execute(
-            text("SELECT version_num FROM alembic_version"))}
+        return set(database_heads(connection))
+
+
+def database_heads(connection: Connection) -> tuple[str, ...]:
+    """The revision(s) the database is at (reads ``alembic_version``; empty: none)."""
+    if not inspect(connection).has_table("alembic_version"):
+        return ()
+    return tuple(sorted(row[0] for row in connection.execute(
+        text("SELECT version_num FROM alembic_version"))))
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, jsonify, request
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
+from annotator.align.store.auto_refresh import after_completion
 from annotator.annotate.next_up import next_to_do
 from annotator.annotate.store import (
     Conflict,
@@ -219,9 +220,12 @@ def change_status(assignment_id: int):
                        "jumps to its place.", missing=missing), 422
     db().commit()
     if assignment.status == "done":
-        # The project's automatic pre-highlight refresh (if its lead switched it on) runs
-        # in a background thread started after the commit: this save does not wait for it.
-        from annotator.align.store.auto_refresh import after_completion
-
-        after_completion(current_app.extensions["annotator_db"], assignment.document.project)
+        # The project's automatic pre-highlight refresh (if its lead switched it on) is a
+        # job queued after the commit and run by a worker: this save does not wait for it,
+        # and, committed already, is not answered with an error if the queueing fails.
+        try:
+            after_completion(db(), assignment.document.project)
+        except SQLAlchemyError:
+            db().rollback()
+            current_app.logger.exception("queueing the automatic refit failed")
     return jsonify(assignment=assignment_to_dict(assignment), next_assignment=_next_for(assignment))

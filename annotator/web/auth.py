@@ -26,7 +26,7 @@ bp = Blueprint("auth", __name__)
 # Endpoints an anonymous visitor may reach; everything else answers with the login page
 # (or 401 for the API) before any other code looks at the request, so nothing about what
 # exists (assignment ids, projects) leaks to someone who is not logged in.
-PUBLIC_ENDPOINTS = {"auth.login", "auth.logout", "static"}
+PUBLIC_ENDPOINTS = {"auth.login", "auth.logout", "static", "health.healthz"}
 
 
 @bp.before_app_request

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
+from annotator.align.store.auto_refresh import refit_running
 from annotator.align.store.learning import (
     auto_learn_enabled,
     completed_document_count,
     last_fit,
     refit_every,
-    refresh_running,
     set_auto_learn,
 )
 from annotator.models import Project
@@ -42,12 +42,13 @@ def render_settings(project: Project, revision: dict | None = None, status: int 
     refused revision (the text to keep in the editor, the preview, the problems)."""
     model = (project.settings or {}).get("align", {}).get("loss_model") or {}
     revision = revision or {}
+    running = refit_running(db(), project)
     return render_template(
         "project_settings.html", project=project, auto_learn=auto_learn_enabled(project),
         refit_every=refit_every(project), last_fit=last_fit(project),
-        completed=completed_document_count(db(), project), running=refresh_running(project),
-        model=model, schema_lines=describe(project_schema(project), "yaml",
-                                           project.schema_yaml),
+        completed=completed_document_count(db(), project),
+        running=running and running.isoformat(timespec="seconds"), model=model,
+        schema_lines=describe(project_schema(project), "yaml", project.schema_yaml),
         schema_text=revision.get("text", project.schema_yaml),
         base_sha256=digest(project.schema_yaml), revision=revision), status
 

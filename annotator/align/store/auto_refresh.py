@@ -1,114 +1,71 @@
 """Automatic refresh while annotators work (issue #14, "an automatic refresh a lead can
-switch on").
+switch on"), as a job any worker runs (issue 31).
 
 With ``settings['prehighlight']['auto_learn']`` on, every request that marks a document
-done calls :func:`after_completion` *after its commit*. That starts a background thread
-and returns at once, so the annotator's save never waits for the fit. The thread opens
-its own session and, once ``refit_every`` documents (default 5) were newly completed since
-the last fit, refits the project's model and re-ranks the loss suggestions of the open
+done calls :func:`after_completion` after its commit. Once ``refit_every`` documents
+(default 5) were newly completed since the last fit, it queues a ``refit`` job
+(:mod:`annotator.study.jobs`) and returns: the annotator's save never waits for the fit.
+A worker (``annotator worker``, or the one ``annotator serve`` starts) runs
+:func:`run_refit`: refit the project's model and re-rank the loss suggestions of the open
 documents (:func:`~annotator.align.store.learning.learn_project`, audited with trigger
 ``auto-refresh``).
 
-Never two at once for one project: within a process a set of running project ids; across
-processes (several gunicorn workers) a claim written into the project's settings, which
-carry a version counter, so of two workers claiming together one gets a stale-data error
-and backs off. A claim older than :data:`CLAIM_TIMEOUT` is taken to be from a process
-that died.
+Never two at once for one project: the jobs table queues one refit per project and runs a
+project's jobs one at a time. A refit whose worker died is claimed again once its lease
+expires and runs from the start (fitting again on the same completed documents gives the
+same model; re-ranking keeps what annotators acted on), so it is safe to repeat.
 """
 
 from __future__ import annotations
 
-import logging
-import threading
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
+from typing import Callable
 
-from annotator.models import Project
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from annotator.models import Job, Project
+from annotator.study import jobs
 
 from .learning import (
+    LearnSummary,
     auto_learn_enabled,
     learn_project,
     newly_completed,
     refit_every,
-    refresh_running,
-    update_settings,
 )
 
-CLAIM_TIMEOUT = timedelta(hours=1)
-log = logging.getLogger(__name__)
 
-_running: set[int] = set()
-_threads: dict[int, threading.Thread] = {}
-_lock = threading.Lock()
+def refit_due(session: Session, project: Project) -> bool:
+    """The switch is on and ``refit_every`` documents were completed since the last fit."""
+    return auto_learn_enabled(project) and \
+        newly_completed(session, project) >= refit_every(project)
 
 
-def after_completion(database, project: Project) -> threading.Thread | None:
-    """Called after the commit of a request that marked a document of ``project`` done.
-    Returns the started thread (None when the switch is off or a refresh of the project
-    is already running in this process)."""
-    if not auto_learn_enabled(project):
+def after_completion(session: Session, project: Project) -> Job | None:
+    """Called after the commit of a request that marked a document of ``project`` done:
+    queue (and commit) a refit job if one is due. Returns the queued job, or None."""
+    if not refit_due(session, project):
         return None
-    project_id = project.id
-    with _lock:
-        if project_id in _running:
-            return None
-        _running.add(project_id)
-        thread = threading.Thread(target=_run_guarded, args=(database, project_id),
-                                  name=f"annotator-refresh-{project_id}", daemon=True)
-        _threads[project_id] = thread
-    thread.start()
-    return thread
+    job = jobs.enqueue(session, "refit", project.id, {"trigger": "auto-refresh"})
+    session.commit()
+    return job
 
 
-def wait_for_refreshes(timeout: float | None = None) -> None:
-    """Join the refresh threads started so far (tests; a clean shutdown)."""
-    with _lock:
-        threads = list(_threads.values())
-    for thread in threads:
-        thread.join(timeout)
+def run_refit(session: Session, project: Project, *, resumed: bool = False, embedder=None,
+              progress: Callable[[int, int], None] | None = None) -> LearnSummary | None:
+    """The ``refit`` job: refit and re-rank if still due (None if not: another refit
+    covered these documents meanwhile). ``resumed``: a second attempt after the first
+    worker died; its fit may already be stored (so the project no longer looks due) while
+    the re-ranking was cut short, so it runs unconditionally."""
+    if not resumed and not refit_due(session, project):
+        return None
+    return learn_project(session, project, embedder=embedder, progress=progress,
+                         trigger="auto-refresh")
 
 
-def _run_guarded(database, project_id: int) -> None:
-    try:
-        # Documents completed while a refit ran count towards the next one: check again.
-        for _ in range(3):
-            if not refresh_if_due(database, project_id):
-                break
-    except Exception:  # a background thread has no one to report to but the log
-        log.exception("automatic pre-highlight refresh of project %s failed", project_id)
-    finally:
-        with _lock:
-            _running.discard(project_id)
-
-
-def refresh_if_due(database, project_id: int, *, embedder=None) -> bool:
-    """Refit and re-rank if the switch is on and enough documents were newly completed;
-    True if it did. Runs in the caller's thread (the background thread calls it)."""
-    session = database.sessions()
-    try:
-        project = session.get(Project, project_id)
-        if project is None or not auto_learn_enabled(project):
-            return False
-        if newly_completed(session, project) < refit_every(project):
-            return False
-        if not _claim(session, project):
-            return False
-        try:
-            learn_project(session, project, embedder=embedder, trigger="auto-refresh")
-        finally:
-            session.rollback()
-            session.refresh(project)
-            update_settings(session, project, {"prehighlight": {"refresh_running": None}})
-        return True
-    finally:
-        session.close()
-
-
-def _claim(session, project: Project) -> bool:
-    """Mark the refresh as running in the project's settings; False if another process
-    holds a fresh claim or claimed it at the same moment."""
-    running = refresh_running(project)
-    now = datetime.now(timezone.utc)
-    if running and now - datetime.fromisoformat(running) < CLAIM_TIMEOUT:
-        return False
-    return update_settings(session, project, {"prehighlight": {
-        "refresh_running": now.isoformat(timespec="seconds")}}, retry=False)
+def refit_running(session: Session, project: Project) -> datetime | None:
+    """When the project's running refit job started, or None."""
+    return jobs.aware(session.scalar(select(Job.started_at).where(
+        Job.project_id == project.id, Job.kind == "refit", Job.state == "running")
+        .order_by(Job.id.desc()).limit(1)))

@@ -1,9 +1,10 @@
 """Learning from a project's own annotations: the database side of :mod:`.learning`.
 
-``annotator prehighlight PROJECT --learn`` and the automatic refresh (:mod:`.auto_refresh`)
-both call :func:`learn_project`: refit the deletion / oversimplification ranker on the
-project's completed documents, store it in ``project.settings['align']['loss_model']``,
-then re-rank the loss suggestions of the documents still open (:func:`rerank_open_documents`).
+``annotator prehighlight PROJECT --learn`` and the automatic refresh (:mod:`.auto_refresh`,
+a job a worker runs) both call :func:`learn_project`: refit the deletion /
+oversimplification ranker on the project's completed documents, store it in
+``project.settings['align']['loss_model']``, then re-rank the loss suggestions of the
+documents still open (:func:`rerank_open_documents`).
 
 The lead's switches live in ``project.settings['prehighlight']``:
 
@@ -63,11 +64,6 @@ def auto_learn_enabled(project: Project) -> bool:
 
 def refit_every(project: Project) -> int:
     return int(_prehighlight_settings(project).get("refit_every") or DEFAULT_REFIT_EVERY)
-
-
-def refresh_running(project: Project) -> str | None:
-    """When the running automatic refresh of the project started (ISO time), or None."""
-    return _prehighlight_settings(project).get("refresh_running")
 
 
 def last_fit(project: Project) -> dict:

@@ -1,0 +1,58 @@
+"""What each kind of background job does (the rows of :mod:`annotator.study.jobs`).
+
+Every kind is safe to run again from the start, because a worker may die halfway and
+another one then runs the job again:
+
+- ``prehighlight``: pre-highlight the project's documents that have no suggestions yet
+  (queued by every document import); a document is marked in the same transaction that
+  stores its suggestions, so a second run continues where the first stopped;
+- ``refit``: refit the loss ranker and re-rank the open documents
+  (:func:`annotator.align.store.auto_refresh.run_refit`);
+- ``queue-refresh``: recompute the adjudication queue entries left stale (of the project,
+  or of every project), 100 documents a transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from sqlalchemy.orm import Session
+
+from annotator.adjudication.queue import refresh_stale
+from annotator.align.store import prehighlight_project
+from annotator.align.store.auto_refresh import run_refit
+from annotator.models import Job, Project
+
+Progress = Callable[[int, int], None]
+
+
+def _prehighlight(session: Session, job: Job, progress: Progress) -> dict:
+    project = session.get(Project, job.project_id)
+    if project is None:
+        return {"skipped": "the project was deleted"}
+    summary = prehighlight_project(session, project, progress=progress)
+    return {"documents": summary.documents, "suggestions": summary.suggestions}
+
+
+def _refit(session: Session, job: Job, progress: Progress) -> dict:
+    project = session.get(Project, job.project_id)
+    if project is None:
+        return {"skipped": "the project was deleted"}
+    summary = run_refit(session, project, resumed=job.attempts > 1, progress=progress)
+    if summary is None:
+        return {"skipped": "not due: an earlier refit covered these documents"}
+    return {"documents": summary.documents, "refreshed": summary.refreshed}
+
+
+def _queue_refresh(session: Session, job: Job, progress: Progress) -> dict:
+    count = refresh_stale(session, job.project_id)
+    session.commit()
+    progress(count, count)
+    return {"entries": count}
+
+
+RUNNERS: dict[str, Callable[[Session, Job, Progress], dict]] = {
+    "prehighlight": _prehighlight,
+    "refit": _refit,
+    "queue-refresh": _queue_refresh,
+}

@@ -1,0 +1,239 @@
+"""Background work as rows of the ``jobs`` table: enqueue, claim under a lease, heartbeat,
+finish; a job whose worker died (its lease expired) is claimed again by another worker.
+
+Why a table and not a task library (procrastinate, RQ, Celery): the work is a handful of
+job kinds per study, the database is already the one thing every server shares, and the
+same code must run on the embedded SQLite (one machine, no extra server) and on
+PostgreSQL (several servers). RQ and Celery need a Redis or a broker; procrastinate is
+PostgreSQL-only. A row also makes progress and failures plain data for the project page.
+
+Claiming (:func:`claim`) selects the oldest ready job ``FOR UPDATE SKIP LOCKED`` on
+PostgreSQL (two workers never wait on, nor take, the same row) and then takes it with a
+compare-and-set ``UPDATE ... WHERE state = <as read>``; SQLite ignores ``FOR UPDATE`` and
+serialises writers, so the compare-and-set alone keeps one winner there. Jobs of one
+project run one at a time (a refit and a pre-highlighting run both rewrite suggestions).
+
+Times are UTC from each process's clock: servers of one deployment keep their clocks in
+step (NTP), and leases are tens of seconds, far above any sane skew.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from sqlalchemy import and_, delete, exists, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session, aliased
+
+from annotator.core.vocabulary import JOB_KINDS
+from annotator.models import Job, WorkerBeat
+
+# A job whose worker died this many times is failed instead of claimed again (work that
+# kills its worker, e.g. by running out of memory, must not loop forever).
+MAX_ATTEMPTS = 5
+# A worker whose newest heartbeat is older than this counts as gone (/healthz). Workers
+# beat at least every 5 s (annotator.operations.worker), so this allows several missed.
+WORKER_ALIVE_SECONDS = 30.0
+# Error text kept on the row (the full traceback goes to the worker's log).
+MAX_ERROR_CHARS = 2000
+
+
+class JobError(ValueError):
+    """An unknown job kind."""
+
+
+class LeaseLost(RuntimeError):
+    """The worker's claim on its job expired and another worker took the job over."""
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def aware(moment: datetime | None) -> datetime | None:
+    """SQLite gives back naive datetimes (stored as UTC): make them comparable."""
+    if moment is not None and moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment
+
+
+def _dedupe_key(kind: str, project_id: int | None) -> str:
+    return f"{kind}:{project_id if project_id is not None else '*'}"
+
+
+def enqueue(session: Session, kind: str, project_id: int | None = None,
+            payload: dict | None = None) -> Job:
+    """Queue ``kind`` of work for the project (None: the whole installation) in the
+    caller's transaction (an import's job commits with the import, or not at all). The
+    same kind already queued for the project is that job: queued work runs over whatever
+    is there when it starts, so one queued copy is enough."""
+    if kind not in JOB_KINDS:
+        raise JobError(f"job kind: expected one of {', '.join(JOB_KINDS)}, got {kind!r}")
+    key = _dedupe_key(kind, project_id)
+    connection = session.connection()
+    insert = pg_insert if connection.dialect.name == "postgresql" else sqlite_insert
+    for _ in range(3):
+        # ON CONFLICT DO NOTHING: of two servers queueing the same work at once, one row
+        # stays and neither transaction fails.
+        connection.execute(insert(Job.__table__).values(
+            kind=kind, project_id=project_id, payload=dict(payload or {}), dedupe_key=key,
+            state="queued", progress_done=0, progress_total=0, error="", result={},
+            attempts=0, created_at=now()).on_conflict_do_nothing(index_elements=["dedupe_key"]))
+        job = session.scalars(select(Job).where(Job.dedupe_key == key)
+                              .execution_options(populate_existing=True)).first()
+        if job is not None:  # (None: the queued copy was claimed just now; queue again)
+            return job
+    raise RuntimeError(f"could not queue {key}")
+
+
+def _ready(moment: datetime):
+    """Queued jobs, and running ones whose lease expired (their worker died), of a project
+    with no other job running under a live lease, nor an older one waiting to be taken
+    over (so a dead worker's job resumes before the project's next job starts)."""
+    other = aliased(Job)
+    busy = exists().where(other.project_id == Job.project_id, other.id != Job.id,
+                          other.state == "running",
+                          or_(other.lease_expires_at >= moment, other.id < Job.id))
+    expired = and_(Job.state == "running", Job.lease_expires_at < moment)
+    return and_(or_(Job.state == "queued", expired),
+                or_(Job.project_id.is_(None), ~busy))
+
+
+def claim(session: Session, worker_id: str, lease_seconds: float) -> Job | None:
+    """Take the oldest ready job for ``worker_id`` until ``lease_seconds`` from now and
+    commit; None when nothing is ready. A job claimed :data:`MAX_ATTEMPTS` times already
+    whose lease expired again is failed here instead."""
+    for _ in range(20):  # lost compare-and-set races (SQLite) retry with the next job
+        moment = now()
+        job = session.scalar(select(Job).where(_ready(moment)).order_by(Job.id).limit(1)
+                             .with_for_update(skip_locked=True))
+        if job is None:
+            session.commit()
+            return None
+        state, attempts = job.state, job.attempts
+        if state == "running" and attempts >= MAX_ATTEMPTS:
+            _finish_expired(session, job, moment)
+            continue
+        taken = session.execute(update(Job).where(Job.id == job.id, Job.state == state,
+                                                  Job.attempts == attempts).values(
+            state="running", dedupe_key=None, lease_owner=worker_id,
+            lease_expires_at=moment + timedelta(seconds=lease_seconds),
+            attempts=attempts + 1, started_at=job.started_at or moment, error="")
+            .execution_options(synchronize_session=False)).rowcount
+        session.commit()
+        if taken == 1:
+            session.refresh(job)
+            return job
+    return None
+
+
+def _finish_expired(session: Session, job: Job, moment: datetime) -> None:
+    session.execute(update(Job).where(Job.id == job.id, Job.state == "running").values(
+        state="failed", finished_at=moment, lease_owner=None, lease_expires_at=None,
+        error=f"its worker stopped {job.attempts} times while running it (killed, or out of "
+              "memory?); not tried again").execution_options(synchronize_session=False))
+    session.commit()
+
+
+def extend(session: Session, job_id: int, worker_id: str, lease_seconds: float,
+           progress: tuple[int, int] | None = None) -> None:
+    """The running worker's heartbeat: hold the lease ``lease_seconds`` longer and store
+    the progress; raises :class:`LeaseLost` if another worker holds the job now."""
+    values = {"lease_expires_at": now() + timedelta(seconds=lease_seconds)}
+    if progress is not None:
+        values.update(progress_done=progress[0], progress_total=progress[1])
+    held = session.execute(update(Job).where(
+        Job.id == job_id, Job.lease_owner == worker_id, Job.state == "running")
+        .values(**values).execution_options(synchronize_session=False)).rowcount
+    session.commit()
+    if held != 1:
+        raise LeaseLost(f"job {job_id}: the lease of {worker_id} expired and the job was "
+                        "taken over")
+
+
+def finish(session: Session, job_id: int, worker_id: str, *, error: str | None = None,
+           result: dict | None = None, progress: tuple[int, int] | None = None) -> bool:
+    """Mark the job done (or failed with ``error``) if ``worker_id`` still holds it; False
+    if another worker took it over meanwhile (that worker finishes it)."""
+    values = {"state": "failed" if error is not None else "done", "finished_at": now(),
+              "lease_owner": None, "lease_expires_at": None, "error": (error or "")[
+                  :MAX_ERROR_CHARS], "result": dict(result or {})}
+    if progress is not None:
+        values.update(progress_done=progress[0], progress_total=progress[1])
+    held = session.execute(update(Job).where(
+        Job.id == job_id, Job.lease_owner == worker_id, Job.state == "running")
+        .values(**values).execution_options(synchronize_session=False)).rowcount
+    session.commit()
+    return held == 1
+
+
+def hand_back(session: Session, job_id: int, worker_id: str) -> None:
+    """A stopping worker puts its running job back in the queue for another worker."""
+    session.execute(update(Job).where(Job.id == job_id, Job.lease_owner == worker_id,
+                                      Job.state == "running")
+                    .values(state="queued", lease_owner=None, lease_expires_at=None)
+                    .execution_options(synchronize_session=False))
+    session.commit()
+
+
+def beat(session: Session, worker_id: str, job_id: int | None = None) -> None:
+    """Record that ``worker_id`` is alive (and which job it runs)."""
+    moment = now()
+    seen = session.execute(update(WorkerBeat).where(WorkerBeat.worker_id == worker_id)
+                           .values(seen_at=moment, job_id=job_id)
+                           .execution_options(synchronize_session=False)).rowcount
+    if not seen:
+        session.add(WorkerBeat(worker_id=worker_id, started_at=moment, seen_at=moment,
+                               job_id=job_id))
+    session.commit()
+
+
+def forget_worker(session: Session, worker_id: str) -> None:
+    """A worker that stops cleanly removes its heartbeat row."""
+    session.execute(delete(WorkerBeat).where(WorkerBeat.worker_id == worker_id))
+    session.commit()
+
+
+def forget_silent_workers(session: Session, seconds: float = 3600) -> int:
+    """Remove the heartbeat rows of workers silent for ``seconds`` (killed ones never
+    remove their own); returns how many."""
+    gone = session.execute(delete(WorkerBeat).where(
+        WorkerBeat.seen_at < now() - timedelta(seconds=seconds))).rowcount
+    session.commit()
+    return gone
+
+
+def newest_beat(session: Session | Connection) -> datetime | None:
+    """When a worker last showed a sign of life (None: never)."""
+    return aware(session.scalar(select(WorkerBeat.seen_at).order_by(
+        WorkerBeat.seen_at.desc()).limit(1)))
+
+
+@dataclass
+class JobView:
+    """A job as the project page shows it."""
+
+    id: int
+    kind: str
+    state: str
+    done: int
+    total: int
+    error: str
+    attempts: int
+    created_at: datetime | None
+    finished_at: datetime | None
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.done / self.total) if self.total else 0
+
+
+def recent_jobs(session: Session, project_id: int, limit: int = 10) -> list[JobView]:
+    """The project's newest jobs, newest first (reads only)."""
+    rows = session.scalars(select(Job).where(Job.project_id == project_id)
+                           .order_by(Job.id.desc()).limit(limit)).all()
+    return [JobView(j.id, j.kind, j.state, j.progress_done, j.progress_total, j.error,
+                    j.attempts, aware(j.created_at), aware(j.finished_at)) for j in rows]

@@ -1,0 +1,65 @@
+"""``GET /healthz``: whether this server can do its work, for a proxy or a monitor.
+
+No login, no writes: ``{"database": "ok", "migrations": "current", "worker": "alive"}``
+with 200, or the same keys with what is wrong and 503. ``database``: a query answers;
+``migrations``: the database is at this code's newest revision ("behind" after a deploy
+whose migration has not run, "ahead" when the code is older than the database);
+``worker``: some job worker wrote its heartbeat within
+:data:`~annotator.study.jobs.WORKER_ALIVE_SECONDS`. ``?skip=worker`` leaves a check out of
+the status code (a proxy that should keep a server in rotation while the workers are down).
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, request
+from sqlalchemy.exc import SQLAlchemyError
+
+from annotator.migrations import code_heads, code_revisions, database_heads
+from annotator.study import jobs
+
+bp = Blueprint("health", __name__)
+
+CHECKS = ("database", "migrations", "worker")
+HEALTHY = {"database": "ok", "migrations": "current", "worker": "alive"}
+
+
+@bp.get("/healthz")
+def healthz():
+    skipped = [name for name in request.args.get("skip", "").split(",") if name]
+    unknown = [name for name in skipped if name not in CHECKS]
+    if unknown:
+        return jsonify(error="bad request", message=f"skip: expected some of "
+                       f"{', '.join(CHECKS)}, got {','.join(unknown)!r}"), 400
+    report = _report(current_app.extensions["annotator_db"].engine)
+    healthy = all(report[name] == HEALTHY[name] for name in CHECKS if name not in skipped)
+    return jsonify(report), 200 if healthy else 503
+
+
+def _report(engine) -> dict:
+    report = {"database": "unreachable", "migrations": "unknown", "worker": "unknown",
+              "revision": {"code": list(code_heads()), "database": None},
+              "worker_seen_seconds_ago": None}
+    try:
+        with engine.connect() as connection:  # closed with a rollback: nothing written
+            heads = database_heads(connection)
+            report["database"] = "ok"
+            report["revision"]["database"] = list(heads)
+            report["migrations"] = _migrations(heads)
+            if report["migrations"] == "current":  # else the heartbeat table may not exist
+                seen = jobs.newest_beat(connection)
+                ago = None if seen is None else (jobs.now() - seen).total_seconds()
+                report["worker_seen_seconds_ago"] = None if ago is None else round(ago, 1)
+                report["worker"] = "alive" if ago is not None and \
+                    ago <= jobs.WORKER_ALIVE_SECONDS else "missing"
+    except SQLAlchemyError:
+        current_app.logger.exception("/healthz: the database did not answer")
+    return report
+
+
+def _migrations(heads: tuple[str, ...]) -> str:
+    code = code_heads()
+    if heads == code:
+        return "current"
+    if set(heads) - code_revisions():
+        return "ahead"  # the database is at a revision this code does not know
+    return "behind"
