@@ -5,14 +5,17 @@ under readable names, n/a rows last, and the full report with its plots."""
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
+import zipfile
 
 import pytest
 from playwright.sync_api import expect
 from sqlalchemy import func, select
 
 from annotator.models import Assignment, Document, Project
+from annotator.operations.worker import start_in_thread
 from tests.api_helpers import Api, new_edit
 from tests.browser_helpers import click_to_load, watch_errors
 from tests.conftest import ARTIFACTS, UPDATE_SCREENSHOTS, browser_login, login_with_form
@@ -87,18 +90,21 @@ def test_a_lead_runs_a_whole_study_in_the_browser_only(page, live_server, app, d
     expect(page.locator(".flash.ok")).to_have_text(
         "Created 24 assignments; ana holds 12, ben holds 12.")
 
-    # Run the pre-highlights and watch the progress reach the total.
+    # The import queued the pre-highlights; a worker (as `annotator serve` keeps one) runs
+    # them while the page follows the progress to the total.
     expect(page.locator("#prehighlight-count")).to_have_text(
         "0 of 12 documents pre-highlighted")
-    page.click("#prehighlight-start")
     expect(page.locator("#prehighlight")).to_have_attribute("data-state", "running")
+    expect(page.locator("#prehighlight-message")).to_contain_text("waiting for a worker")
     expect(page.locator("#prehighlight-start")).to_be_disabled()
+    worker, _ = start_in_thread(database, poll_seconds=0.2)
     expect(page.locator("#prehighlight-count")).to_have_text(
         "12 of 12 documents pre-highlighted", timeout=180_000)
     expect(page.locator("#prehighlight")).to_have_attribute("data-state", "idle")
     expect(page.locator("#prehighlight-message")).to_contain_text(
         "Done: the last run pre-highlighted 12 documents")
     assert page.locator("#prehighlight-bar").evaluate("b => [b.value, b.max]") == [12, 12]
+    worker.stop()
     screenshot(page, "project_setup.png")
     with database.session() as session:
         marked = session.scalar(select(func.count(Document.id)).where(
@@ -139,8 +145,12 @@ def test_a_lead_runs_a_whole_study_in_the_browser_only(page, live_server, app, d
     click_to_load(page, "#release-form button[type=submit]")
     page.locator("[data-version=v1]").wait_for()
     assert "1 document(s), 11 excluded" in page.locator(".flash").inner_text()
-    (record,) = [json.loads(line) for line in (
-        config.exports_path / slug / "v1" / "gold.jsonl").read_text().splitlines()]
+    # The release downloads as one zip, as the lead would fetch it from this page.
+    download = page.request.get(f"{live_server}/projects/{pid}/releases/v1.zip")
+    assert download.status == 200
+    with zipfile.ZipFile(io.BytesIO(download.body())) as bundle:
+        gold = next(n for n in bundle.namelist() if n.endswith("gold.jsonl"))
+        (record,) = [json.loads(line) for line in bundle.read(gold).decode().splitlines()]
     assert record["id"] == "d1" and record["edits"][0]["fields"]["question"] == "What dose?"
     assert errors == []
 

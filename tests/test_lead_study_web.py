@@ -12,8 +12,8 @@ import json
 import pytest
 from sqlalchemy import func, select
 
-from annotator.align.store.background_run import wait_for_runs
 from annotator.models import Assignment, Document, Project, ProjectMember, User
+from annotator.operations.worker import Worker
 from annotator.study.accounts import create_user
 from annotator.study.projects import create_project
 from tests.conftest import PASSWORD, csrf_token, login
@@ -243,7 +243,7 @@ def test_assigning_gives_each_document_to_the_chosen_annotators(lee, database, p
 
 # ---------------------------------------------------------------- pre-highlights
 
-def test_a_pre_highlight_run_starts_once_and_its_progress_reaches_the_total(
+def test_a_pre_highlight_job_is_queued_once_and_its_progress_reaches_the_total(
         app, lee, database, project_id):
     url = f"/projects/{project_id}/prehighlight"
     nothing = lee.post(url, {"scope": "new"}, headers={"Accept": "application/json"})
@@ -253,14 +253,15 @@ def test_a_pre_highlight_run_starts_once_and_its_progress_reaches_the_total(
     no_scope = lee.post(url, headers={"Accept": "application/json"})
     assert no_scope.status_code == 409
     assert "scope: expected 'new'" in no_scope.get_json()["message"]
-    assert lee.get(f"{url}/status").get_json()["running"] is False
 
-    started = lee.post(url, {"scope": "new"}, headers={"Accept": "application/json"})
-    assert started.status_code == 202
-    assert started.get_json()["running"] is True and started.get_json()["total"] == 3
+    # The import queued the job: the page says so, and the button queues no second one.
+    queued = lee.get(f"{url}/status").get_json()
+    assert (queued["running"], queued["state"], queued["done"], queued["total"]) == (
+        True, "queued", 0, 3)
     again = lee.post(url, {"scope": "new"}, headers={"Accept": "application/json"})
-    assert again.status_code == 409 and "going already" in again.get_json()["message"]
-    wait_for_runs(600)
+    assert again.status_code == 409 and "going already (queued" in again.get_json()["message"]
+
+    Worker(database, poll_seconds=0.1).run(once=True)  # any worker, on any server
     status = lee.get(f"{url}/status").get_json()
     assert (status["done"], status["total"], status["running"]) == (3, 3, False)
     assert status["last_run"]["documents"] == 3 and status["last_run"]["error"] is None

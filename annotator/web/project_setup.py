@@ -15,7 +15,6 @@ from pathlib import Path
 
 from flask import (
     Blueprint,
-    current_app,
     flash,
     jsonify,
     redirect,
@@ -107,8 +106,7 @@ def prehighlight(project_id: int):
         if scope not in RUN_SCOPES:
             raise RunRefused(f"scope: expected 'new' (the documents not pre-highlighted "
                              f"yet), got {scope!r}")
-        start_run(current_app.extensions["annotator_db"], db(), project,
-                  user_id=load_user().id)
+        start_run(db(), project, user_id=load_user().id)
     except RunRefused as exc:
         db().rollback()
         if wants_json:

@@ -1,5 +1,5 @@
-// The study set-up page's pre-highlight run: the lead starts it, and the page follows its
-// progress (documents done of total, read from the server's stored marks) until it ends.
+// The study set-up page's pre-highlight job: an import or the lead queues it, a worker runs
+// it, and the page follows its progress (documents done of total, read from the server's stored marks) until it ends.
 
 import { request } from "./api.js";
 
@@ -17,7 +17,9 @@ function show(status) {
   count.textContent = `${status.done} of ${status.total} documents pre-highlighted`;
   const last = status.last_run;
   let text;
-  if (status.running) text = `Running since ${status.started}…`;
+  // A queued job waits for a worker (`annotator serve` keeps one; `annotator worker` adds more).
+  if (status.running && status.state === "queued") text = `Queued at ${status.started}: waiting for a worker…`;
+  else if (status.running) text = `Running since ${status.started}…`;
   else if (last && last.error) text = `The last run failed: ${last.error}`;
   else if (last) text = `Done: the last run pre-highlighted ${last.documents} documents (${last.suggestions} suggestions), finished ${last.finished}.`;
   else text = "Not run yet.";
