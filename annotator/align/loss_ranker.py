@@ -252,6 +252,7 @@ class LossRanker:
                   if any(m.content_class in self.always_classes for m in p[1].missing)]
         chosen = sorted(picked[: self.max_per_document] + floor, key=lambda p: -p[0])
         if self.cap_factor is not None:
+            # Hard-evidence boxes count too: on InfoLossQA most of them are not marked.
             chosen = chosen[: box_cap(probs, self.cap_factor)]
         return [(row, kind, p) for _, row, kind, p in chosen]
 
