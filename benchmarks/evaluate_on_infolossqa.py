@@ -23,6 +23,7 @@ on the other folds, and the pipeline (``annotator.align.suggest``) is run with i
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import pickle
@@ -126,9 +127,13 @@ def cross_validated(learning_docs, rows_of, fold_ids, fixed, embedder, run_pipel
     for f, ids in enumerate(fold_ids):
         train = [learning_docs[i] for g, other in enumerate(fold_ids) if g != f for i in other]
         ranker = learn(train, embedder, rows_of=rows_of)
-        chosen.append(ranker.thresholds)
+        chosen.append({**ranker.thresholds, "cap_factor": ranker.cap_factor})
         test = [learning_docs[i] for i in ids]
-        at_fixed.update(machine_marks(loss_thresholds.at(ranker, fixed), test, rows_of))
+        # The shipped model's operating point: its thresholds (or --loss-thresholds) and
+        # its box cap (none: the demo's loss recall needs every hard-evidence box).
+        shipped_point = dataclasses.replace(loss_thresholds.at(ranker, fixed),
+                                            cap_factor=default_ranker().cap_factor)
+        at_fixed.update(machine_marks(shipped_point, test, rows_of))
         held_out.update(run_pipeline(ids, ranker) if run_pipeline else
                         machine_marks(ranker, test, rows_of))
     return held_out, at_fixed, chosen
@@ -213,13 +218,14 @@ def main() -> None:
         learning_docs, rows_of, fold_ids, fixed, embedder,
         (lambda ids, ranker: pipeline_marks(docs, ids, AlignSettings(
             loss_model=ranker.to_dict()), embedder)) if args.pipeline else None)
-    print("\nthresholds chosen per fold:",
-          [{k2: round(v, 3) for k2, v in t.items()} for t in chosen])
+    print("\nthresholds and box cap factor chosen per fold:",
+          [{k2: v if v is None else round(v, 3) for k2, v in t.items()} for t in chosen])
     ratio = table(f"Ranked suggestions, {k}-fold cross-validated (held-out documents only)",
                   gold, held_out)
     fixed_text = "/".join(f"{fixed[kind]:g}" for kind in LOSS_KINDS)
     ratio_fixed = table(f"The same at fixed thresholds {fixed_text} (deletion/oversimplification; "
-                        f"{'--loss-thresholds' if args.loss_thresholds else 'the shipped model'})",
+                        f"{'--loss-thresholds' if args.loss_thresholds else 'the shipped model'}"
+                        f"), box cap as shipped ({default_ranker().cap_factor})",
                         gold, at_fixed)
     cv, at = ratio_resamples(gold, [held_out, at_fixed])
     low, high = ratio_interval(at - cv)

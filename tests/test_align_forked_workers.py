@@ -36,15 +36,17 @@ def test_forked_workers_give_the_suggestions_of_one_process():
 
 
 def test_contextual_renderings_move_only_the_rendering():
-    """``contextual_renderings`` (one model pass per target sentence) changes where an
-    oversimplification is rendered, never which boxes there are, their kinds or scores."""
+    """``contextual_renderings`` (one model pass per target sentence, the default since
+    issue #29) changes where an oversimplification is rendered, never which boxes there
+    are, their kinds or scores."""
     from annotator.align import AlignSettings
 
     pairs = _pairs(4)
     embedder = Embedder()
-    plain = list(suggest_many(pairs, embedder=embedder))
-    contextual = list(suggest_many(pairs, embedder=embedder,
-                                   settings=AlignSettings(contextual_renderings=True)))
+    assert AlignSettings().contextual_renderings
+    plain = list(suggest_many(pairs, embedder=embedder,
+                              settings=AlignSettings(contextual_renderings=False)))
+    contextual = list(suggest_many(pairs, embedder=embedder))
     rendered = 0
     for (i, a), (j, b) in zip(plain, contextual):
         assert i == j
@@ -62,15 +64,15 @@ def test_contextual_renderings_move_only_the_rendering():
     assert rendered > 0
 
 
-def test_align_command_takes_contextual_renderings(tmp_path):
+def test_align_command_takes_window_renderings(tmp_path):
     from click.testing import CliRunner
 
     from annotator.commands.align import align
 
     path = tmp_path / "pairs.jsonl"
     path.write_text("".join(json.dumps(p) + "\n" for p in _pairs(2)), encoding="utf-8")
-    plain = CliRunner().invoke(align, [str(path)])
-    contextual = CliRunner().invoke(align, [str(path), "--contextual-renderings"])
+    plain = CliRunner().invoke(align, [str(path), "--window-renderings"])
+    contextual = CliRunner().invoke(align, [str(path)])
     assert plain.exit_code == 0 and contextual.exit_code == 0, contextual.output
 
     def boxes(output):

@@ -124,3 +124,33 @@ def test_a_batch_closes_when_full_or_when_padding_would_cost_more_than_a_batch()
     assert _batches_by_length(lengths, 64) == [list(range(10)) + [11], [10]]
     assert 10 * (9 - 8) <= _BATCH_OVERHEAD_TOKENS < 10 * (60 - 9)
     assert _batches_by_length([], 64) == []
+
+
+def test_token_states_kept_from_the_sentence_pass_equal_a_pass_of_their_own():
+    """Issue #29: the rendering search reads the target sentence's token vectors from the
+    forward pass that embedded the sentence (padded in a batch of others) instead of running
+    a second pass; they are the same vectors."""
+    sentences = _real_sentences()
+    encoder = MiniLMEncoder(default_model_path())
+    kept: dict = {}
+    encoder.encode(sentences, batch_size=7, states=kept)
+    assert set(kept) == set(sentences)
+    for text in sentences:
+        vectors, offsets = encoder.token_states(text)
+        assert kept[text][1] == offsets
+        assert kept[text][0].shape == vectors.shape
+        assert np.abs(kept[text][0] - vectors).max() < 1e-4
+
+
+def test_embedder_answers_token_states_without_a_second_pass():
+    embedder = Embedder()
+    sentences = _real_sentences()[:4]
+    embedder.encode(sentences)
+    calls = []
+    original = embedder.model.token_states
+    embedder.model.token_states = lambda text: calls.append(text) or original(text)
+    for text in sentences:
+        assert embedder.token_states(text) is not None
+    assert calls == []
+    assert embedder.token_states("A sentence never encoded before.") is not None
+    assert calls == ["A sentence never encoded before."]

@@ -48,12 +48,17 @@ class Embedder:
     """
 
     def __init__(self, model_path: str | None = None, batch_size: int = 64,
-                 cache_size: int = 200_000):
+                 cache_size: int = 200_000, states_size: int = 512):
         self.model_path = model_path or default_model_path()
         self.batch_size = batch_size
         self.cache_size = cache_size
+        self.states_size = states_size
         self._model = None
         self._cache: dict[str, np.ndarray] = {}
+        # Token vectors of the texts encoded last (numpy encoder only), kept from the same
+        # forward pass for :meth:`token_states`: a document's target sentences are encoded
+        # for the similarity matrix and then searched for renderings. Bounded: ~60 KB each.
+        self._states: dict[str, tuple] = {}
         self._lock = threading.Lock()
 
     @property
@@ -67,7 +72,13 @@ class Embedder:
         with self._lock:
             missing = list(dict.fromkeys(s for s in sentences if s not in self._cache))
             if missing:
-                vectors = _encode_normalised(self.model, missing, self.batch_size)
+                if isinstance(self.model, MiniLMEncoder):
+                    if len(self._states) + len(missing) > self.states_size:
+                        self._states.clear()
+                    vectors = self.model.encode(missing, self.batch_size, states=self._states
+                                                if len(missing) <= self.states_size else None)
+                else:
+                    vectors = _encode_normalised(self.model, missing, self.batch_size)
                 if len(self._cache) + len(missing) > self.cache_size:
                     self._cache.clear()
                 for text, vec in zip(missing, vectors):
@@ -81,7 +92,9 @@ class Embedder:
         None when the model is not run by the numpy encoder (sentence-transformers)."""
         if not isinstance(self.model, MiniLMEncoder):
             return None
-        return self.model.token_states(text)
+        with self._lock:
+            kept = self._states.get(text)
+        return kept if kept is not None else self.model.token_states(text)
 
     def dimension(self) -> int:
         if isinstance(self.model, MiniLMEncoder):

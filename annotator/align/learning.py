@@ -29,6 +29,8 @@ from .text import split_sentences
 
 Span = tuple[int, int]
 THRESHOLD_GRID = tuple(float(round(t, 3)) for t in np.arange(0.05, 0.80, 0.025))
+# Box cap factors tried (loss_ranker.box_cap); None = only the fixed per-document cap.
+CAP_GRID = (None, 0.6, 0.8, 1.0, 1.2, 1.5, 2.0, 2.5)
 
 
 @dataclass
@@ -92,22 +94,30 @@ def machine_marks(ranker: LossRanker, docs: list[LearningDocument],
 
 
 def choose_thresholds(ranker: LossRanker, docs: list[LearningDocument],
-                      rows_of: dict[str, list[SentenceRow]], rounds: int = 2) -> dict[str, float]:
-    """Per-kind thresholds maximising pooled F1 against the documents' annotators
-    (coordinate search over :data:`THRESHOLD_GRID`)."""
+                      rows_of: dict[str, list[SentenceRow]], rounds: int = 2,
+                      ) -> tuple[dict[str, float], float | None]:
+    """Per-kind thresholds and the box cap factor maximising pooled F1 against the
+    documents' annotators (coordinate search over :data:`THRESHOLD_GRID` and
+    :data:`CAP_GRID`; ties go to the value nearest the current one)."""
     gold = {d.id: d.marks for d in docs}
     best = dict(ranker.thresholds)
+    cap = ranker.cap_factor
 
-    def f1(thresholds):
+    def f1(thresholds, cap_factor):
         trial = LossRanker(ranker.mean, ranker.scale, ranker.weights, thresholds,
-                           ranker.max_per_document, always_classes=ranker.always_classes)
+                           ranker.max_per_document, always_classes=ranker.always_classes,
+                           cap_factor=cap_factor)
         return machine_against_annotators(gold, machine_marks(trial, docs, rows_of)).f1 or 0.0
+
+    def distance(a, b):
+        return abs((a or 10.0) - (b or 10.0))
 
     for _ in range(rounds):
         for kind in KINDS:
             best[kind] = max(THRESHOLD_GRID,
-                             key=lambda t: (f1({**best, kind: t}), -abs(t - best[kind])))
-    return best
+                             key=lambda t: (f1({**best, kind: t}, cap), -abs(t - best[kind])))
+        cap = max(CAP_GRID, key=lambda c: (f1(best, c), -distance(c, cap)))
+    return best, cap
 
 
 def learn(docs: list[LearningDocument], embedder, prior: LossRanker | None = None, *,
@@ -123,5 +133,6 @@ def learn(docs: list[LearningDocument], embedder, prior: LossRanker | None = Non
                         sample_weight=weights,
                         max_per_document=prior.max_per_document if prior else 5,
                         trained_on=trained_on)
-    ranker.thresholds = choose_thresholds(ranker, docs, rows_of)
+    ranker.cap_factor = prior.cap_factor if prior else None
+    ranker.thresholds, ranker.cap_factor = choose_thresholds(ranker, docs, rows_of)
     return ranker

@@ -199,6 +199,9 @@ class LossRanker:
     # even where experts of the training data did not mark one.
     always_classes: tuple[str, ...] = ALWAYS_CLASSES
     precision: dict[str, np.ndarray] | None = None   # of the weights (see fit_logistic)
+    # At most ceil(cap_factor x the document's expected number of marked sentences) boxes,
+    # hard evidence included (:func:`box_cap`); None: no such cap (models before issue #29).
+    cap_factor: float | None = None
 
     def prior_of(self, kind: str, l2: float) -> tuple[np.ndarray, np.ndarray]:
         """This model as a Gaussian prior for a refit (plain L2 if its precision is unknown)."""
@@ -248,6 +251,9 @@ class LossRanker:
         floor += [p for p in picked[self.max_per_document:]
                   if any(m.content_class in self.always_classes for m in p[1].missing)]
         chosen = sorted(picked[: self.max_per_document] + floor, key=lambda p: -p[0])
+        if self.cap_factor is not None:
+            # Hard-evidence boxes count too: on InfoLossQA most of them are not marked.
+            chosen = chosen[: box_cap(probs, self.cap_factor)]
         return [(row, kind, p) for _, row, kind, p in chosen]
 
     def _hard(self, row: SentenceRow) -> bool:
@@ -265,6 +271,7 @@ class LossRanker:
                 "thresholds": {k: round(float(v), 4) for k, v in self.thresholds.items()},
                 "max_per_document": self.max_per_document, "trained_on": self.trained_on,
                 "always_classes": list(self.always_classes),
+                "cap_factor": self.cap_factor,
                 "precision": None if self.precision is None else
                 {k: v.round(4).tolist() for k, v in self.precision.items()}}
 
@@ -279,7 +286,21 @@ class LossRanker:
                    int(data.get("max_per_document", 5)), str(data.get("trained_on", "")),
                    tuple(data.get("always_classes", ALWAYS_CLASSES)),
                    None if not data.get("precision") else
-                   {k: np.array(data["precision"][k], dtype=float) for k in KINDS})
+                   {k: np.array(data["precision"][k], dtype=float) for k in KINDS},
+                   None if data.get("cap_factor") is None else float(data["cap_factor"]))
+
+
+def box_cap(probabilities: dict[str, np.ndarray], factor: float) -> int:
+    """How many loss boxes a document gets: ``ceil(factor x E)``, at least one, where
+    E = sum over its sentences of max(p_deletion, p_oversimplification) is the expected
+    number of sentences an expert marks (the model is calibrated: logistic regression on
+    the experts' per-sentence labels). A faithful simplification gets few boxes, a lossy
+    one many, instead of every document up to the same fixed cap (issue #29: 6.7 boxes per
+    InfoLossQA document against the 4.7 edits one expert marks)."""
+    if not len(probabilities[KINDS[0]]):
+        return 0
+    expected = float(np.maximum(*(probabilities[k] for k in KINDS)).sum())
+    return max(1, math.ceil(factor * expected - 1e-9))
 
 
 def close_rendering(rows: list[SentenceRow]) -> bool:

@@ -155,15 +155,27 @@ class MiniLMEncoder:
     def dimension(self) -> int:
         return self.hidden
 
-    def encode(self, sentences: list[str], batch_size: int = 64) -> np.ndarray:
-        """L2-normalised mean-pooled embeddings, shape (len(sentences), hidden), float32."""
+    def encode(self, sentences: list[str], batch_size: int = 64,
+               states: dict | None = None) -> np.ndarray:
+        """L2-normalised mean-pooled embeddings, shape (len(sentences), hidden), float32.
+
+        ``states``: a dict that receives, for each sentence, what :meth:`token_states`
+        would return for it, from the same forward pass (the rendering search of an
+        oversimplification reads the target sentence's token vectors; issue #29: it ran a
+        second pass over every such sentence)."""
         out = np.zeros((len(sentences), self.hidden), dtype=np.float32)
-        ids = [e.ids for e in self.tokenizer.encode_batch(sentences)]
+        encodings = self.tokenizer.encode_batch(sentences)
+        ids = [e.ids for e in encodings]
         for batch in _batches_by_length([len(t) for t in ids], batch_size):
-            out[batch] = self._encode_batch([ids[i] for i in batch])
+            kept = [] if states is not None else None
+            out[batch] = self._encode_batch([ids[i] for i in batch], kept)
+            for i, vectors in zip(batch, kept or ()):
+                states[sentences[i]] = (vectors, [tuple(o) for o in encodings[i].offsets])
         return out
 
-    def _encode_batch(self, token_ids: list[list[int]]) -> np.ndarray:
+    def _encode_batch(self, token_ids: list[list[int]], kept: list | None = None) -> np.ndarray:
+        """Pooled vectors of one batch; ``kept`` (a list) receives each text's unpadded
+        last-layer token vectors, in order."""
         length = max(len(t) for t in token_ids)
         widest = max(self.heads * length, self.intermediate)
         if len(token_ids) > 1 and len(token_ids) * length * widest > _ACTIVATION_BUDGET:
@@ -171,9 +183,11 @@ class MiniLMEncoder:
             # feed-forward activations (batch x length x 1536) would dominate peak memory,
             # so halve the batch instead.
             half = len(token_ids) // 2
-            return np.concatenate([self._encode_batch(token_ids[:half]),
-                                   self._encode_batch(token_ids[half:])])
+            return np.concatenate([self._encode_batch(token_ids[:half], kept),
+                                   self._encode_batch(token_ids[half:], kept)])
         x, mask = self._hidden_states(token_ids)
+        if kept is not None:
+            kept.extend(x[row, :len(tokens)].copy() for row, tokens in enumerate(token_ids))
         pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)[:, None]
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)

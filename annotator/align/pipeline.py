@@ -375,6 +375,53 @@ def _init_worker(detectors, settings, embedder, with_alignment=False):
                          with_alignment=with_alignment)
 
 
+# Pairs whose sentences are embedded together before any of them is analysed.
+BATCH_PAIRS = 4
+
+
+def _sentences_of(pair: dict, settings: AlignSettings) -> list[str]:
+    """The sentences :func:`analyse_pair` will embed for ``pair`` (none with given pairs)."""
+    if pair.get("sentence_pairs") is not None:
+        return []
+    out = []
+    for side in ("source", "target"):
+        text = _bounded(pair.get(side) or "", settings.max_chars)
+        out += [text[s:e] for s, e in split_sentences(text)[: settings.max_sentences]]
+    return out
+
+
+def _embed_together(pairs: list[dict]) -> None:
+    """Embed the sentences of several pairs in one call: the encoder batches texts of
+    similar length, and across documents there are more of them to choose from, so less
+    padding is computed (issue #29); the embedder's per-sentence cache (and its kept token
+    vectors) then serves each pair's analysis."""
+    settings = _worker_state.get("settings") or AlignSettings()
+    detectors = _worker_state.get("detectors")
+    wanted = set(ALL_DETECTORS if detectors is None else detectors)
+    embedder = _worker_state.get("embedder")
+    if not wanted & _NEEDS_SIMILARITY or isinstance(embedder, HashingEmbedder):
+        return
+    texts = list(dict.fromkeys(t for pair in pairs for t in _sentences_of(pair, settings)))
+    if texts:
+        (embedder or default_embedder()).encode(texts)
+
+
+def _chunk(pairs: list[dict]) -> list[tuple]:
+    _embed_together(pairs)
+    return [_one(pair) for pair in pairs]
+
+
+def _chunks(pairs: Iterable[dict], size: int) -> Iterator[list[dict]]:
+    chunk: list[dict] = []
+    for pair in pairs:
+        chunk.append(pair)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
 def _one(pair: dict) -> tuple:
     kwargs = dict(detectors=_worker_state.get("detectors"), settings=_worker_state.get("settings"))
     embedder = _worker_state.get("embedder")
@@ -402,12 +449,12 @@ def suggest_many(pairs: Iterable[dict], *, workers: int = 1, detectors=None,
         _worker_state.update(detectors=detectors, settings=settings, embedder=embedder,
                              with_alignment=with_alignment)
         try:
-            for pair in pairs:
-                result = _one(pair)
-                done += 1
-                if progress:
-                    progress(done)
-                yield result
+            for chunk in _chunks(pairs, BATCH_PAIRS):
+                for result in _chunk(chunk):
+                    done += 1
+                    if progress:
+                        progress(done)
+                    yield result
         finally:
             _worker_state.clear()
         return
@@ -421,10 +468,11 @@ def suggest_many(pairs: Iterable[dict], *, workers: int = 1, detectors=None,
     try:
         with ctx.Pool(workers, initializer=_init_worker,
                       initargs=(detectors, settings, spec, with_alignment)) as pool:
-            for result in pool.imap(_one, pairs, chunksize=4):
-                done += 1
-                if progress:
-                    progress(done)
-                yield result
+            for results in pool.imap(_chunk, _chunks(pairs, BATCH_PAIRS)):
+                for result in results:
+                    done += 1
+                    if progress:
+                        progress(done)
+                    yield result
     finally:
         _inherited.clear()

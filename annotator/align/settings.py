@@ -49,7 +49,7 @@ class AlignSettings:
     # (window = mean of its word pieces' contextual vectors) instead of one pass per
     # 1-5 word window: ~5x less encoding work, as often on an expert's rationale (issue #29,
     # docs/align.md), but other windows than the default for a third of the boxes.
-    contextual_renderings: bool = False
+    contextual_renderings: bool = True
     # Work bounds, so a 1 MB input cannot hang: only the first max_chars characters of
     # each side are analysed (cut at whitespace), at most max_sentences sentences per
     # side, and the trailing rule is skipped for aligned groups with more than

@@ -95,10 +95,10 @@ def _parse_detectors(value: str | None, no_embeddings: bool) -> set[str] | None:
 @click.option("--no-embeddings", is_flag=True,
               help="Skip the embedding model: string-based detectors only, sentences aligned "
                    "by word overlap.")
-@click.option("--contextual-renderings", is_flag=True,
+@click.option("--contextual-renderings/--window-renderings", default=True, show_default=True,
               help="Find oversimplifications' renderings from one model pass per target "
-                   "sentence instead of one per candidate window (about twice as fast in all; "
-                   "other windows for some boxes).")
+                   "sentence (the default) or from one pass per candidate window (about twice "
+                   "as slow in all; other windows for some boxes).")
 def align(file: str, detectors: str | None, workers: int, no_embeddings: bool,
           contextual_renderings: bool) -> None:
     """Print pre-highlighting suggestions for each pair in FILE.jsonl (one JSON per line)."""

@@ -7,8 +7,13 @@ planted and recorded with their kind and character spans:
 
 * ``trailing`` + ``leaked_instruction``: model boilerplate appended to a sentence;
 * ``trailing`` + ``semantic_outlier``: an ungrounded sentence appended at the end;
-* ``deletion``: a specific item dropped from its sentence, or a whole sentence dropped;
-* ``oversimplification``: a specific item replaced by a generic phrase;
+* ``deletion``: a specific item dropped from its sentence with nothing in its place, or a
+  whole sentence dropped;
+* ``oversimplification``: a specific item replaced by a generic phrase, or cut out where the
+  sentence keeps a generic word for it ("This study" for "In this randomized crossover
+  trial"). The InfoLossQA experts' convention (issue #29): an item cut out and replaced by a
+  generic phrase is a fuzzy concept. Until then the design slot, whose generic phrase is
+  empty, was labelled a deletion;
 * ``trailing`` + ``repetition``: a sentence repeated at the end.
 
     .venv/bin/python benchmarks/eval_data/generate.py   # writes planted.jsonl beside it
@@ -88,6 +93,9 @@ VALUES = {
 }
 GENERIC = {"dose": "a daily dose", "duration": "some time", "stat": "in the study",
            "design": "", "instrument": "a survey", "n": "some", "pct": "some"}
+# Where the target keeps a generic word for a slot whose generic phrase is empty: the
+# rendering an expert would link the oversimplification to.
+KEPT_GENERIC = {"design": "This study"}
 LOSS_SLOTS = ["dose", "duration", "stat", "design", "instrument", "n", "pct"]
 LEAKS = ["(I chose 'rephrase' as the internal simplification strategy)",
          "Note: I simplified the medical terms in this sentence.",
@@ -135,17 +143,17 @@ def make_document(rng: random.Random, doc_id: int) -> dict:
             loss_sentence += 1  # this sentence has no specific item; try the next one
         if plan in ("delete_item", "oversimplify") and k == loss_sentence and slot:
             t_values[slot] = "" if plan == "delete_item" else GENERIC[slot]
-            kind = (
-                "deletion" if plan == "delete_item" or not GENERIC[slot] else "oversimplification"
-            )
+            kind = ("oversimplification" if plan == "oversimplify" or slot in KEPT_GENERIC
+                    else "deletion")
             t_text, t_where = fill(t_tpl, t_values)
             t_text = " ".join(t_text.split()).replace(" ,", ",").replace(" .", ".")
             s0, s1 = s_where[slot]
             problem = {"kind": kind, "source_spans": [[src_off + s0, src_off + s1]],
                        "target_spans": [], "slot": slot}
             if kind == "oversimplification":
-                g = t_text.find(GENERIC[slot])
-                problem["target_spans"] = [[tgt_off + g, tgt_off + g + len(GENERIC[slot])]]
+                phrase = GENERIC[slot] or KEPT_GENERIC[slot]
+                g = t_text.find(phrase)
+                problem["target_spans"] = [[tgt_off + g, tgt_off + g + len(phrase)]]
             problems.append(problem)
         elif plan == "delete_sentence" and k == loss_sentence and k > 0:
             problems.append({"kind": "deletion", "source_spans": [[src_off, src_off + len(s_text)]],

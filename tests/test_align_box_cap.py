@@ -1,0 +1,63 @@
+"""The box cap that follows a document's expected number of losses (issue #29):
+``ceil(factor x sum of max(p_deletion, p_oversimplification))`` boxes at most, hard evidence
+included; ``--learn`` chooses the factor with the thresholds. Known answers, no model."""
+
+import dataclasses
+import math
+
+import numpy as np
+
+from annotator.agreement.prehighlight_agreement import Mark
+from annotator.align.content_classes import Mention
+from annotator.align.learning import CAP_GRID, LearningDocument, choose_thresholds
+from annotator.align.loss_ranker import KINDS, LossRanker, SentenceRow, box_cap, default_ranker
+
+
+def test_box_cap_is_the_rounded_up_expected_count_and_at_least_one():
+    probs = {"deletion": np.array([0.1, 0.5, 0.2]), "oversimplification": np.array([0.3, 0.1, 0.2])}
+    # expected marked sentences: 0.3 + 0.5 + 0.2 = 1.0
+    assert box_cap(probs, 1.0) == 1
+    assert box_cap(probs, 1.5) == 2
+    assert box_cap(probs, 2.5) == 3
+    assert box_cap({k: np.array([0.01]) for k in KINDS}, 1.0) == 1
+    assert box_cap({k: np.zeros(0) for k in KINDS}, 1.0) == 0
+
+
+def _rows(n):
+    ranker = default_ranker()
+    return [SentenceRow((20 * i, 20 * i + 10), ranker.mean.copy(),
+                        missing=[Mention(20 * i, 20 * i + 9, "statistic", "p = 0.003")])
+            for i in range(n)]
+
+
+def test_the_cap_bounds_every_box_hard_evidence_included():
+    rows = _rows(6)   # every row lost a p-value: hard evidence, boxed whatever the model says
+    free = default_ranker()
+    assert free.cap_factor is None  # the shipped model: the demo keeps its recall
+    assert len(free.choose(rows)) == 6
+    capped = dataclasses.replace(free, cap_factor=1.0)
+    expected = float(np.maximum(*(capped.probabilities(rows)[k] for k in KINDS)).sum())
+    assert len(capped.choose(rows)) == max(1, math.ceil(expected)) < 6
+
+
+def test_the_cap_factor_round_trips_and_old_models_have_none():
+    ranker = dataclasses.replace(default_ranker(), cap_factor=1.5)
+    data = ranker.to_dict()
+    assert LossRanker.from_dict(data).cap_factor == 1.5
+    del data["cap_factor"]
+    assert LossRanker.from_dict(data).cap_factor is None
+
+
+def test_learn_chooses_a_cap_when_annotators_mark_few_of_many_hard_boxes():
+    """Six documents, each with six sentences that lost a p-value, of which the annotator
+    marked only the first: every uncapped choice boxes six, so a cap wins on F1."""
+    rows = _rows(6)
+    docs = [LearningDocument(str(d), "x" * 120, "y", {"a": [Mark("oversimplification",
+                                                                ((0, 10),))]})
+            for d in range(6)]
+    rows_of = {d.id: rows for d in docs}
+    ranker = default_ranker()
+    thresholds, cap = choose_thresholds(ranker, docs, rows_of)
+    assert cap in CAP_GRID and cap is not None
+    capped = dataclasses.replace(ranker, thresholds=thresholds, cap_factor=cap)
+    assert len(capped.choose(rows)) < 6
