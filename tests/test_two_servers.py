@@ -4,10 +4,13 @@ SQLite pass runs the same on one file). Annotators save through both servers (on
 works on both: the servers share ANNOTATOR_SECRET_KEY, as behind a proxy); a lead imports
 documents through the command line and sees them pre-highlighted through the other
 server; the worker is killed with SIGKILL in the middle of a refit and a new worker
-finishes that job. No acknowledged save is lost and no request gets a 5xx."""
+finishes that job; the lead adjudicates a document and cuts a release through one server,
+and lists, verifies and downloads it (one zip) through the other, each server with its own
+exports folder. No acknowledged save is lost and no request gets a 5xx."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
@@ -17,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+import zipfile
 from collections import Counter
 from pathlib import Path
 
@@ -24,6 +28,7 @@ import httpx
 from sqlalchemy import select
 
 from annotator.annotate.assignment import assign_documents
+from annotator.annotate.store import set_status
 from annotator.db import Database
 from annotator.ingest import import_file
 from annotator.models import Assignment, AuditEvent, Document, Edit, Job, User
@@ -70,8 +75,13 @@ def _prepare(database_url: str, tmp_path: Path) -> int:
         project = create_project(session, "crowd", "infolossqa", annotators_per_doc=2,
                                  leads=[lead])
         import_file(session, project, write_jsonl(tmp_path / "first.jsonl",
-                                                  _pairs(8, "a", 1)))
+                                                  _pairs(8, "a", 1) + _pairs(1, "z", 3)))
         assign_documents(session, project, list(ANNOTATORS))
+        # z000: both of its annotators finished it finding nothing (set up here), so the
+        # lead can adjudicate it and cut a release while the others are at work.
+        for assignment in session.scalars(select(Assignment).join(Document).where(
+                Document.external_id == "z000")):
+            set_status(session, assignment, "done", assignment.version, assignment.user_id)
         project.settings = {**project.settings, "prehighlight": {
             "auto_learn": True, "refit_every": 2}}
         project_id = project.id
@@ -201,7 +211,9 @@ def test_two_servers_and_a_worker_share_one_database(database_url, tmp_path):
     ports = [_free_port(), _free_port()]
     bases = [f"http://127.0.0.1:{port}" for port in ports]
     worker_argv = [ANNOTATOR, "worker", "--poll", "0.2", "--lease", "4"]
-    processes = [_start([ANNOTATOR, "serve", "--no-worker", "--port", str(port)], env,
+    # Each server its own exports folder: nothing may depend on one server's disk.
+    processes = [_start([ANNOTATOR, "serve", "--no-worker", "--port", str(port)],
+                        {**env, "ANNOTATOR_EXPORTS_PATH": str(tmp_path / f"exports-{port}")},
                         tmp_path / f"serve-{port}.log") for port in ports]
     worker = _start(worker_argv, env, tmp_path / "worker-1.log")
     processes.append(worker)
@@ -218,7 +230,8 @@ def test_two_servers_and_a_worker_share_one_database(database_url, tmp_path):
         # A lead imports through the command line while annotators save through both.
         with database.session() as session:
             held = {name: [a.id for a in session.scalars(
-                select(Assignment).join(User).where(User.username == name)
+                select(Assignment).join(User).join(Document).where(
+                    User.username == name, Document.external_id != "z000")
                 .order_by(Assignment.id))] for name in ANNOTATORS}
         errors: list[str] = []
         threads = [threading.Thread(target=_annotate, args=(bases, name, held[name], ledger,
@@ -286,6 +299,41 @@ def test_two_servers_and_a_worker_share_one_database(database_url, tmp_path):
                 AuditEvent.action == "prehighlight.learn")).all()
         assert learnt and learnt[-1].details["trigger"] == "auto-refresh"
         assert learnt[-1].details["refreshed"] == 68 - 2  # every open document re-ranked
+        # The lead adjudicates z000 and cuts a release through one server; it is listed,
+        # verified and downloaded through the other (releases live in the database).
+        with database.session() as session:
+            finished_doc = session.scalar(select(Document.id).where(
+                Document.external_id == "z000"))
+        with httpx.Client(timeout=120) as lead_client:
+            token = _login(lead_client, bases[0], "lee")
+            headers = {"X-CSRFToken": token}
+            done = ledger.seen(lead_client.post(
+                f"{bases[0]}/projects/{project_id}/adjudicate/{finished_doc}/decisions",
+                json={"action": "complete", "note": "nothing to decide"}, headers=headers))
+            assert done.status_code == 200, done.text[:500]
+            cut = ledger.seen(lead_client.post(
+                f"{bases[0]}/projects/{project_id}/releases",
+                data={"version": "v1", "notes": "two servers"}, headers=headers))
+            assert cut.status_code == 302
+            assert "Release v1 stored" in lead_client.get(
+                httpx.URL(bases[0]).join(cut.headers["Location"])).text
+        with httpx.Client(timeout=120) as other:
+            _login(other, bases[1], "lee")
+            listing = ledger.seen(other.get(f"{bases[1]}/projects/{project_id}/releases"))
+            assert 'data-version="v1"' in listing.text
+            bundle = ledger.seen(other.get(
+                f"{bases[1]}/projects/{project_id}/releases/v1.zip"))
+            assert bundle.status_code == 200
+            with zipfile.ZipFile(io.BytesIO(bundle.content)) as archive:
+                names = archive.namelist()
+                gold = [json.loads(line) for line in archive.read(
+                    next(n for n in names if n.endswith("gold.jsonl"))).decode().splitlines()]
+        assert any(n.endswith("MANIFEST.json") for n in names)
+        assert [record["id"] for record in gold] == ["z000"]
+        verified = subprocess.run([ANNOTATOR, "release", "verify", "crowd", "v1"],
+                                  env={**env, "ANNOTATOR_EXPORTS_PATH": str(tmp_path / "cli")},
+                                  capture_output=True, text=True, timeout=300)
+        assert verified.returncode == 0, verified.stdout + verified.stderr
         for base in bases:
             assert ledger.seen(httpx.get(f"{base}/healthz", timeout=30)).status_code == 200
     finally:
