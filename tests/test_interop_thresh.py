@@ -179,3 +179,34 @@ def test_typology_yaml_lists_every_edit_type_with_its_sides_and_questions():
     assert questions["question"]["options"] == "textbox"
     assert [o["label"] for o in questions["severity"]["options"]] == [
         "minor", "major", "critical"]
+
+
+def test_a_relabelled_edit_exports_under_its_new_type_not_the_alias_it_was_read_as(
+        env, tmp_path):
+    """An edit read as InfoLossQA's ``omission`` (the built-in schema's deletion) goes back
+    as ``omission`` while it stays a deletion; relabelled (in Label Studio, by a lead) it
+    goes back under its new type, as the export of a new edit of that type would."""
+    assert run("project", "create", "loss", "--schema", "infolossqa").exit_code == 0
+    assert run("import", "loss", DATA / "thresh", "--format", "thresh").exit_code == 0
+    database = Database(Config.from_env().database_url)
+    with database.session() as session:
+        edits = session.scalars(select(Edit).where(Edit.edit_type == "deletion")
+                                .order_by(Edit.id)).all()
+        relabelled, kept = edits[0], edits[1]
+        relabelled.edit_type = "oversimplification"
+        relabelled_key = (relabelled.assignment.user.username,
+                          relabelled.assignment.document.external_id,
+                          [[s.start, s.end] for s in relabelled.spans if s.side == "source"])
+        kept_key = (kept.assignment.user.username, kept.assignment.document.external_id,
+                    [[s.start, s.end] for s in kept.spans if s.side == "source"])
+    database.dispose()
+    assert run("export", "loss", "--format", "thresh", "--out", tmp_path / "out").exit_code == 0
+
+    def category(key):
+        name, document, spans = key
+        (record,) = [r for r in json.loads((tmp_path / "out" / f"{name}.json").read_text())
+                     if r["id"] == document]
+        return [e["category"] for e in record["edits"] if e["input_idx"] == spans]
+
+    assert category(relabelled_key) == ["oversimplification"]
+    assert category(kept_key) == ["omission"]

@@ -271,7 +271,8 @@ class _Reader:
             if edit_type is None:
                 return None
         if edit_type != category:  # an alias (omission -> deletion): written back as read
-            meta["_category"] = category
+            meta["_category"] = category  # ... while the edit keeps the type it was read as
+            meta["_category_of"] = edit_type
         return EditIn(edit_type, fields, spans, where, meta={"thresh": meta},
                       constituents=constituents)
 

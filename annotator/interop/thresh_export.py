@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from annotator.core.vocabulary import EDIT_TYPE_OF_INFOLOSSQA_CATEGORY
 from annotator.interop.records import AnnotationRecord, EditIn
 from annotator.schemas import EditType, Schema
 
@@ -103,7 +104,7 @@ def _edits(edits: list[EditIn], schema: Schema) -> list[dict]:
             continue
         keys = list(kept.get("_keys") or [])
         empty = kept.get("_empty") or {}
-        computed["category"] = kept.get("_category", e.edit_type)
+        computed["category"] = _category(kept, e.edit_type)
         extra = [k for k, v in (("input_idx", source), ("output_idx", target),
                                 ("annotation", e.fields),
                                 ("constituent_edits", e.constituents)) if v and k not in keys]
@@ -117,6 +118,19 @@ def _edits(edits: list[EditIn], schema: Schema) -> list[dict]:
                 record[key] = kept.get(key)
         out.append(record)
     return out
+
+
+def _category(kept: dict, edit_type: str) -> str:
+    """The category an imported edit is written back with: the file's own spelling (an
+    alias such as InfoLossQA's ``omission``) while the edit keeps the type it was read as;
+    once relabelled (in Label Studio, by a lead), its new type. Edits stored before the
+    type was recorded with the alias read it from the InfoLossQA aliases."""
+    alias = kept.get("_category")
+    if not alias:
+        return edit_type
+    read_as = kept.get("_category_of",
+                       EDIT_TYPE_OF_INFOLOSSQA_CATEGORY.get(str(alias).lower(), edit_type))
+    return alias if read_as == edit_type else edit_type
 
 
 def nested_answers(fields: dict[str, Any], edit_type: EditType | None,
