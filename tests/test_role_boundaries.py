@@ -10,8 +10,10 @@ from annotator.study.accounts import create_user
 from tests.conftest import PASSWORD, login
 
 STATE_CHANGING = {"POST", "PUT", "PATCH", "DELETE"}
+# (/healthz is for proxies and operators, open to all and showing no study data:
+# tests/test_jobs_health.py)
 PUBLIC = {"auth.login", "auth.logout", "static", "documents.home", "documents.my_documents",
-          "dashboard.projects", "favicon"}
+          "dashboard.projects", "favicon", "health.healthz"}
 # Open to every lead, but showing only what that lead manages (checked below); creating a
 # project (its form, schema preview and creation) concerns no existing project.
 ANY_LEAD = {"manage.users", "manage.create", "project_create.new", "project_create.preview",

@@ -23,8 +23,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import and_, delete, exists, or_, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session, aliased
 
@@ -74,7 +72,7 @@ def enqueue(session: Session, kind: str, project_id: int | None = None,
         raise JobError(f"job kind: expected one of {', '.join(JOB_KINDS)}, got {kind!r}")
     key = _dedupe_key(kind, project_id)
     connection = session.connection()
-    insert = pg_insert if connection.dialect.name == "postgresql" else sqlite_insert
+    insert = _dialect_insert(connection.dialect.name)
     for _ in range(3):
         # ON CONFLICT DO NOTHING: of two servers queueing the same work at once, one row
         # stays and neither transaction fails.
@@ -87,6 +85,17 @@ def enqueue(session: Session, kind: str, project_id: int | None = None,
         if job is not None:  # (None: the queued copy was claimed just now; queue again)
             return job
     raise RuntimeError(f"could not queue {key}")
+
+
+def _dialect_insert(dialect: str):
+    """The INSERT with ON CONFLICT of the database in use. Imported here: a command on
+    SQLite (every document import queues a job) never loads the PostgreSQL dialect
+    (tests/test_cli_startup.py)."""
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert  # only on PostgreSQL (docstring)
+    else:
+        from sqlalchemy.dialects.sqlite import insert  # only on SQLite (docstring)
+    return insert
 
 
 def _ready(moment: datetime):
