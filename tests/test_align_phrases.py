@@ -12,7 +12,7 @@ import pytest
 
 from annotator.align import AlignSettings, suggest
 from annotator.align.content_classes import find_content
-from annotator.align.embeddings import Embedder
+from annotator.align.embeddings import Embedder, HashingEmbedder
 from annotator.align.loss_ranker import default_ranker, sentence_rows
 from annotator.align.phrase_rendering import rendering, source_phrase, windows
 from annotator.align.text import split_sentences
@@ -135,3 +135,12 @@ def test_per_document_cap_and_calibrated_probabilities(embedder):
     losses = [s for s in off if s.kind in ("deletion", "oversimplification")]
     assert losses and all(s.method != "loss-ranker" for s in losses), "the old path stays available"
     assert np.isfinite(ranker.scale).all() and (ranker.scale > 0).all()
+
+
+def test_a_window_not_similar_at_all_is_no_rendering():
+    """Issue #29: a best window with cosine <= 0 gave a rendering scored 0; now none. The
+    lexical HashingEmbedder gives exactly 0 for texts sharing no word or 4-gram."""
+    target = "Kids slept well."
+    assert rendering("p = 0.003", target, [(0, len(target))], HashingEmbedder()) is None
+    found = rendering("children slept", target, [(0, len(target))], HashingEmbedder())
+    assert found is not None and target[slice(*found[0])].startswith("slept") and found[1] > 0

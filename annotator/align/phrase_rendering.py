@@ -107,7 +107,8 @@ def _contextual_vectors(target: str, candidates: list[tuple[int, int]],
 def rendering(source_text: str, target: str, regions: list[tuple[int, int]],
               embedder, contextual: bool = False) -> tuple[tuple[int, int], float] | None:
     """The target window most like ``source_text`` within ``regions``, and its cosine
-    similarity to it (the rendering's own score); None if there is no window.
+    similarity to it (the rendering's own score); None if there is no window, or the best
+    one is not similar at all (cosine <= 0).
 
     Chosen by cosine(phrase, window) + 0.05 per content word (at most 3) whose stem occurs
     in the phrase + 0.06 when the window opens on a vague quantifier ("low", "some",
@@ -140,4 +141,8 @@ def rendering(source_text: str, target: str, regions: list[tuple[int, int]],
         vague = 0.06 if content and content[0].lower() in _VAGUE else 0.0
         scores.append(float(cos) + 0.05 * shared + vague - 0.01 * len(target[s:e].split()))
     best = int(np.argmax(scores))
-    return candidates[best], float(np.clip(cosine[best], 0.0, 1.0))
+    if cosine[best] <= 0.0:
+        # Nothing in the sentence is like the phrase (seen with the contextual window
+        # vectors, issue #29): no rendering rather than one scored 0.
+        return None
+    return candidates[best], float(min(1.0, cosine[best]))
