@@ -154,11 +154,7 @@ def extend(session: Session, job_id: int, worker_id: str, lease_seconds: float,
     values = {"lease_expires_at": now() + timedelta(seconds=lease_seconds)}
     if progress is not None:
         values.update(progress_done=progress[0], progress_total=progress[1])
-    held = session.execute(update(Job).where(
-        Job.id == job_id, Job.lease_owner == worker_id, Job.state == "running")
-        .values(**values).execution_options(synchronize_session=False)).rowcount
-    session.commit()
-    if held != 1:
+    if not _update_held(session, job_id, worker_id, values):
         raise LeaseLost(f"job {job_id}: the lease of {worker_id} expired and the job was "
                         "taken over")
 
@@ -172,20 +168,23 @@ def finish(session: Session, job_id: int, worker_id: str, *, error: str | None =
                   :MAX_ERROR_CHARS], "result": dict(result or {})}
     if progress is not None:
         values.update(progress_done=progress[0], progress_total=progress[1])
+    return _update_held(session, job_id, worker_id, values)
+
+
+def hand_back(session: Session, job_id: int, worker_id: str) -> None:
+    """A stopping worker puts its running job back in the queue for another worker."""
+    _update_held(session, job_id, worker_id,
+                 {"state": "queued", "lease_owner": None, "lease_expires_at": None})
+
+
+def _update_held(session: Session, job_id: int, worker_id: str, values: dict) -> bool:
+    """Apply ``values`` to the job if ``worker_id`` still holds it running, and commit;
+    whether it did (the one compare-and-set every change of a held job goes through)."""
     held = session.execute(update(Job).where(
         Job.id == job_id, Job.lease_owner == worker_id, Job.state == "running")
         .values(**values).execution_options(synchronize_session=False)).rowcount
     session.commit()
     return held == 1
-
-
-def hand_back(session: Session, job_id: int, worker_id: str) -> None:
-    """A stopping worker puts its running job back in the queue for another worker."""
-    session.execute(update(Job).where(Job.id == job_id, Job.lease_owner == worker_id,
-                                      Job.state == "running")
-                    .values(state="queued", lease_owner=None, lease_expires_at=None)
-                    .execution_options(synchronize_session=False))
-    session.commit()
 
 
 def beat(session: Session, worker_id: str, job_id: int | None = None) -> None:
