@@ -25,6 +25,7 @@ from tests.browser_helpers import (
     wait_for,
 )
 from tests.conftest import browser_login
+from tests.test_browser_workbench_round_two import open_with_a_new_deletion
 
 pytestmark = pytest.mark.browser
 DEMO_PASSWORDS = {name: password for name, _, password in DEMO_USERS}
@@ -246,12 +247,7 @@ def test_guidance_leaves_ordinary_words_and_words_given_later_alone(page, live_s
 
 
 def test_a_guidance_warning_can_be_dismissed(page, live_server, study, database):
-    aid = study["assignments"]["ana"][0]
-    prepare(database, aid)
-    browser_login(page, live_server, "ana")
-    open_page(page, live_server, aid)
-    drag_select(page, "source", *span(SOURCE, "124 adults"))
-    page.locator("#popover [data-type=deletion]").click()
+    open_with_a_new_deletion(page, live_server, study, database)
     question = page.locator("#edit-form textarea[data-field=question]")
     question.fill("Was the trial blinded")
     yes_no = page.locator("#warn-question li", has_text="yes/no")

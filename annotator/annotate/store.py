@@ -184,8 +184,8 @@ def set_rating(session: Session, assignment: Assignment, data: dict, user_id: in
     if problem:
         raise ValidationFailed([{"field": "value", "message": problem}])
     rationale = data.get("rationale")
-    if rationale_problem(rationale):
-        raise ValidationFailed([{"field": "rationale", "message": rationale_problem(rationale)}])
+    if (wrong := rationale_problem(rationale)) is not None:
+        raise ValidationFailed([{"field": "rationale", "message": wrong}])
     rating = session.scalar(select(Rating).where(
         Rating.assignment_id == assignment.id, Rating.level == level, Rating.item == item,
         Rating.field == field_name))

@@ -32,8 +32,8 @@ def validate_fields(fields: Any, specs: tuple[FieldSpec, ...]) -> dict[str, Any]
                              + got(value)})
         elif value in (None, ""):
             continue
-        elif value_problem(spec, value):
-            problems.append({"field": f"fields.{name}", "message": value_problem(spec, value)})
+        elif (wrong := value_problem(spec, value)) is not None:
+            problems.append({"field": f"fields.{name}", "message": wrong})
         else:
             clean[name] = value
     for name, value in clean.items():
