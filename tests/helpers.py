@@ -112,11 +112,18 @@ edits:
 
 def mini_typology_assignment(database, tmp_path) -> dict:
     """Project 'mini' made from MINI_TYPOLOGY, one document assigned to ana."""
-    typology = tmp_path / "typology.yml"
-    typology.write_text(MINI_TYPOLOGY, encoding="utf-8")
+    return schema_file_assignment(database, tmp_path, "mini", "typology.yml", MINI_TYPOLOGY)
+
+
+def schema_file_assignment(database, tmp_path, project_name: str, file_name: str,
+                           text: str) -> dict:
+    """Project ``project_name`` made from a schema file holding ``text`` (any kind the
+    loader reads), one document assigned to ana."""
+    schema = tmp_path / file_name
+    schema.write_text(text, encoding="utf-8")
     records = pairs(1)
     with database.session() as session:
-        project = create_project(session, "mini", str(typology))
+        project = create_project(session, project_name, str(schema))
         import_file(session, project, write_jsonl(tmp_path / "pairs.jsonl", records))
         assign_documents(session, project, ["ana"], per_document=1)
         assignment = session.query(Assignment).one()

@@ -6,13 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.annotate.assignment import assign_documents
-from annotator.ingest import import_file
-from annotator.models import Assignment
-from annotator.study.projects import create_project
 from tests.browser_helpers import drag_select, open_page, watch_errors
 from tests.conftest import browser_login
-from tests.helpers import pairs, write_jsonl
+from tests.helpers import schema_file_assignment
 
 pytestmark = pytest.mark.browser
 
@@ -36,15 +32,7 @@ edit_types:
 
 @pytest.fixture
 def study(database, users, tmp_path):
-    schema = tmp_path / "placeholders.yaml"
-    schema.write_text(SCHEMA, encoding="utf-8")
-    records = pairs(1)
-    with database.session() as session:
-        project = create_project(session, "ph", str(schema))
-        import_file(session, project, write_jsonl(tmp_path / "pairs.jsonl", records))
-        assign_documents(session, project, ["ana"], per_document=1)
-        return {"assignment": session.query(Assignment).one().id,
-                "source": records[0]["source"]}
+    return schema_file_assignment(database, tmp_path, "ph", "placeholders.yaml", SCHEMA)
 
 
 def test_placeholder_and_text_limit_reach_the_page(page, live_server, study, monkeypatch):
