@@ -34,6 +34,7 @@ from annotator.web import (
     project_schema,
     project_settings,
     project_setup,
+    releases,
     validation,
 )
 from annotator.web.errors import render_error
@@ -86,6 +87,7 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     app.register_blueprint(documents.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(adjudicate.bp)
+    app.register_blueprint(releases.bp)
     app.register_blueprint(evaluation.bp)
     app.register_blueprint(datamanager.bp)
     app.register_blueprint(manage.bp)

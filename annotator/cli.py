@@ -31,7 +31,7 @@ COMMANDS = {
     "serve": ("annotator.commands.serve", "serve",
               "Serve the web app (login, annotation, project pages)."),
     "worker": ("annotator.commands.worker", "worker",
-               "Run background jobs: pre-highlighting, refits, queue refreshes."),
+               "Run background jobs: pre-highlighting, refits, queue refreshes, releases."),
     "prehighlight": ("annotator.commands.prehighlight", "prehighlight",
                      "Pre-highlight candidate problems in every document of PROJECT."),
     "align": ("annotator.commands.align", "align",

@@ -609,7 +609,8 @@ class Job(Base):
     """One piece of background work. ``lease_owner`` / ``lease_expires_at``: the worker
     running it and until when its claim holds (extended by its heartbeat); ``attempts``
     counts claims (a job whose worker died is claimed again). ``dedupe_key`` is set while
-    the job is queued (``kind:project``), so one kind of work is queued once per project."""
+    the job is queued (``kind:project``, or ``kind:project:key`` for work named by a key,
+    such as a release's version), so one kind of work is queued once per project (and key)."""
 
     __tablename__ = "jobs"
     # No CHECK on ``kind``: a new kind of work needs no migration (enqueue checks it).

@@ -171,6 +171,27 @@ def csrf_token(client, path="/login") -> str:
     return match.group(1)
 
 
+def run_queued_jobs(database) -> int:
+    """What a worker does with the queued jobs (a release cut on the web page, an import's
+    pre-highlighting): run them all, in this process; how many ran."""
+    from annotator.operations.worker import Worker
+
+    return Worker(database, poll_seconds=0.1).run(once=True)
+
+
+@pytest.fixture
+def release_worker(database):
+    """A worker thread of the test process that builds the releases a browser test cuts on
+    the web page, as `annotator serve`'s own worker would; only releases, so an import's
+    pre-highlighting stays as the test's fixtures left it."""
+    from annotator.operations.worker import start_in_thread
+
+    worker, thread = start_in_thread(database, poll_seconds=0.1, kinds=("release",))
+    yield worker
+    worker.stop()
+    thread.join(timeout=60)
+
+
 def login(client, username, password=PASSWORD):
     token = csrf_token(client)
     return client.post("/login", data={"username": username, "password": password,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from annotator.study.accounts import create_user
-from tests.conftest import PASSWORD, csrf_token, login
+from tests.conftest import PASSWORD, csrf_token, login, run_queued_jobs
 
 
 @pytest.fixture
@@ -60,7 +60,7 @@ def test_decisions_need_csrf_and_return_the_new_state(web_app, qa_study):
     assert bad.status_code == 400
 
 
-def test_release_browser_cuts_lists_and_serves_files_safely(web_app, qa_study):
+def test_release_browser_cuts_lists_and_serves_files_safely(web_app, database, qa_study):
     pid, doc = qa_study["project_id"], qa_study["docs"]["q2"]
     client, token = lead_client(web_app)
     client.get(f"/projects/{pid}/adjudicate/{doc}/state")
@@ -71,8 +71,22 @@ def test_release_browser_cuts_lists_and_serves_files_safely(web_app, qa_study):
     page = client.post(f"/projects/{pid}/releases", data={
         "version": "v1", "notes": "pilot", "csrf_token": token}, follow_redirects=True)
     html = page.get_data(as_text=True)
-    assert "Release v1 stored: 1 document(s), 2 excluded" in html
+    assert "Release v1 queued" in html
+    assert 'class="release-pending" data-version="v1" data-state="queued"' in html
+    assert "gold.jsonl" not in html  # not built yet
+    pending = client.post(f"/projects/{pid}/releases", data={"version": "v1", "csrf_token": token},
+                          follow_redirects=True).get_data(as_text=True)
+    assert "Release refused" in pending and "being built already" in pending
+    status = client.get(f"/projects/{pid}/releases/status").get_json()
+    assert [(r["version"], r["state"]) for r in status["in_progress"]] == [("v1", "queued")]
+    assert status["stored"] == []
+    assert run_queued_jobs(database) >= 1  # any worker builds it (and the import's jobs)
+    status = client.get(f"/projects/{pid}/releases/status").get_json()
+    assert status["in_progress"] == [] and status["stored"] == ["v1"]
+    html = client.get(f"/projects/{pid}/releases").get_data(as_text=True)
     assert 'data-version="v1"' in html and "gold.jsonl" in html
+    assert "1 of 3 documents" in html and "2 excluded" in html
+    assert "release-pending" not in html
     got = client.get(f"/projects/{pid}/releases/v1/gold.jsonl")
     assert got.status_code == 200 and b'"id":"q2"' in got.data
     assert "attachment" in got.headers["Content-Disposition"]

@@ -32,7 +32,7 @@ def browser_study(app, database, qa_study):
 
 
 def test_lead_resolves_a_disagreement_then_cuts_a_release(browser_study, live_server, page,
-                                                          database):
+                                                          database, release_worker):
     pid = browser_study["project_id"]
     browser_login(page, live_server, "lee")
     page.goto(f"{live_server}/projects/{pid}")
@@ -68,9 +68,13 @@ def test_lead_resolves_a_disagreement_then_cuts_a_release(browser_study, live_se
     page.fill("input[name=version]", "v1")
     page.fill("input[name=notes]", "first adjudicated document")
     page.click("#release-form button[type=submit]")
-    page.locator("[data-version=v1]").wait_for()
-    assert "1 document(s), 2 excluded" in page.locator(".flash").inner_text()
-    assert page.locator("[data-version=v1] a", has_text="gold.jsonl").count() == 1
+    # Queued, built by a worker, and shown when stored (the page follows the job).
+    assert "Release v1 queued" in page.locator(".flash").inner_text()
+    page.locator("article[data-version=v1]").wait_for()
+    assert "1 of 3 documents" in page.locator("article[data-version=v1]").inner_text()
+    assert "2 excluded" in page.locator("article[data-version=v1]").inner_text()
+    assert page.locator(".release-pending").count() == 0
+    assert page.locator("article[data-version=v1] a", has_text="gold.jsonl").count() == 1
     with database.session() as session:
         project = session.get(Project, pid)
         gold = release_file(session, project, "v1", "gold.jsonl").decode()

@@ -143,7 +143,7 @@ def test_error_pages_sit_in_the_layout_with_a_way_back(page, live_server, lead_s
 
 
 def test_queue_lists_severity_ties_and_duplicate_release_hides_the_folder(
-        page, live_server, lead_study, config, database):
+        page, live_server, lead_study, config, database, release_worker):
     browser_login(page, live_server, "lee")
     page.goto(f"{live_server}/projects/{lead_study['project_id']}/adjudicate")
     disputed = page.locator("#adjudication-queue tr[data-document=q1] td.disputed").inner_text()
@@ -160,6 +160,7 @@ def test_queue_lists_severity_ties_and_duplicate_release_hides_the_folder(
         page.goto(f"{live_server}/projects/{lead_study['project_id']}/releases")
         page.fill("input[name=version]", "v1")
         page.click("#release-form button[type=submit]")
+        page.locator("article[data-version=v1], .flash.error").first.wait_for()
     message = page.locator(".flash.error").inner_text()
     assert "release v1 of qa exists already" in message
     assert str(config.exports_path) not in message and "/" not in message

@@ -43,7 +43,7 @@ def mark_done(api: Api, assignment_id: int) -> None:
 
 
 def test_a_lead_runs_a_whole_study_in_the_browser_only(page, live_server, app, database, users,
-                                                       tmp_path, config):
+                                                       tmp_path, config, release_worker):
     app.config["ADJUDICATION_EMBEDDINGS"] = False
     errors = watch_errors(page)
     good = write_jsonl(tmp_path / "abstracts.jsonl", pairs(12))
@@ -143,8 +143,9 @@ def test_a_lead_runs_a_whole_study_in_the_browser_only(page, live_server, app, d
     click_to_load(page, "#project-nav >> text=Releases")
     page.fill("input[name=version]", "v1")
     click_to_load(page, "#release-form button[type=submit]")
-    page.locator("[data-version=v1]").wait_for()
-    assert "1 document(s), 11 excluded" in page.locator(".flash").inner_text()
+    page.locator("article[data-version=v1]").wait_for()  # built by the worker, page follows
+    assert "1 of 12 documents" in page.locator("article[data-version=v1]").inner_text()
+    assert "11 excluded" in page.locator("article[data-version=v1]").inner_text()
     # The release downloads as one zip, as the lead would fetch it from this page.
     download = page.request.get(f"{live_server}/projects/{pid}/releases/v1.zip")
     assert download.status == 200

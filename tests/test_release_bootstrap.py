@@ -23,7 +23,7 @@ from annotator.models import Project
 from annotator.study.accounts import create_user
 from annotator.study.projects import create_project
 from tests.adjudication_fixtures import SOURCE, TARGET, mark_done, qa_edit
-from tests.conftest import PASSWORD, POSTGRES_ADMIN_URL, csrf_token, login
+from tests.conftest import PASSWORD, POSTGRES_ADMIN_URL, csrf_token, login, run_queued_jobs
 from tests.helpers import write_jsonl
 
 
@@ -97,6 +97,7 @@ def test_web_and_command_line_releases_are_byte_identical(
     token = csrf_token(client, f"/projects/{project_id}/releases")
     client.post(f"/projects/{project_id}/releases",
                 data={"version": "v1", "notes": "", "csrf_token": token})
+    run_queued_jobs(database)
     web, cli = tmp_path / "web-v1", tmp_path / "cli-v1"
     monkeypatch.setenv("ANNOTATOR_DATABASE_URL", config.database_url)
     monkeypatch.setenv("ANNOTATOR_EXPORTS_PATH", str(tmp_path / "exports"))

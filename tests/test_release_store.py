@@ -20,7 +20,7 @@ from annotator.releases.adopt import adopt_release_folders
 from annotator.releases.store import VersionTaken, store_release
 from annotator.study.projects import create_project
 from tests.adjudication_fixtures import project_of, release
-from tests.conftest import csrf_token, fresh_database_url, login
+from tests.conftest import csrf_token, fresh_database_url, login, run_queued_jobs
 
 
 def test_cut_through_one_app_served_by_another(app, client, database, adjudicated, config,
@@ -30,6 +30,7 @@ def test_cut_through_one_app_served_by_another(app, client, database, adjudicate
     client.post(f"/projects/{pid}/releases", data={
         "version": "v1", "notes": "web", "csrf_token": csrf_token(client,
                                                                  f"/projects/{pid}/releases")})
+    run_queued_jobs(database)
     other_config = Config.from_env({}, instance_path=tmp_path / "other-instance",
                                    database_url=config.database_url, secret_key="other",
                                    exports_path=tmp_path / "other-exports")

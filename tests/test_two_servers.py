@@ -2,9 +2,10 @@
 `annotator worker` share one database (PostgreSQL in CI via scripts/with-postgres.sh; the
 SQLite pass runs the same on one file). Annotators save through both servers (one login
 works on both: the servers share ANNOTATOR_SECRET_KEY, as behind a proxy); a lead imports
-documents through the command line and sees them pre-highlighted through the other
-server; the worker is killed with SIGKILL in the middle of a refit and a new worker
-finishes that job; the lead adjudicates a document and cuts a release through one server,
+documents through one server's set-up page and sees them pre-highlighted through the
+other; the worker is killed with SIGKILL in the middle of a refit and a new worker
+finishes that job; the lead adjudicates a document and cuts a release through one server
+(the worker builds it),
 and lists, verifies and downloads it (one zip) through the other, each server with its own
 exports folder. No acknowledged save is lost and no request gets a 5xx."""
 
@@ -227,7 +228,7 @@ def test_two_servers_and_a_worker_share_one_database(database_url, tmp_path):
         _wait_for(lambda: [j[1] for j in _job_rows(database, project_id, "prehighlight")]
                   == ["done"], 300, "the first pre-highlighting job")
 
-        # A lead imports through the command line while annotators save through both.
+        # A lead imports and assigns through one server while annotators save through both.
         with database.session() as session:
             held = {name: [a.id for a in session.scalars(
                 select(Assignment).join(User).join(Document).where(
@@ -238,15 +239,22 @@ def test_two_servers_and_a_worker_share_one_database(database_url, tmp_path):
                                                             errors)) for name in ANNOTATORS]
         for thread in threads:
             thread.start()
-        imported = subprocess.run(
-            [ANNOTATOR, "import", "crowd", str(write_jsonl(tmp_path / "second.jsonl",
-                                                           _pairs(60, "b", 2)))],
-            env=env, capture_output=True, text=True, timeout=300)
-        assert imported.returncode == 0, imported.stderr
-        assert "pre-highlighting queued" in imported.stdout
-        assigned = subprocess.run([ANNOTATOR, "assign", "crowd"], env=env,
-                                  capture_output=True, text=True, timeout=300)
-        assert assigned.returncode == 0, assigned.stderr
+        second = write_jsonl(tmp_path / "second.jsonl", _pairs(60, "b", 2))
+        with httpx.Client(timeout=300) as lead_client:
+            token = _login(lead_client, bases[0], "lee")
+            imported = ledger.seen(lead_client.post(
+                f"{bases[0]}/projects/{project_id}/import", data={"csrf_token": token},
+                files={"files": ("second.jsonl", second.read_bytes())}))
+            assert imported.status_code == 302, imported.text[:500]
+            assert "Imported 60 new documents" in lead_client.get(
+                httpx.URL(bases[0]).join(imported.headers["Location"])).text
+            assigned = ledger.seen(lead_client.post(
+                f"{bases[0]}/projects/{project_id}/assign",
+                data={"csrf_token": token, "annotators": list(ANNOTATORS),
+                      "per_document": "2"}))
+            assert assigned.status_code == 302
+            assert "Created 120 assignments" in lead_client.get(
+                httpx.URL(bases[0]).join(assigned.headers["Location"])).text
         for thread in threads:
             thread.join(600)
         assert errors == []
@@ -315,10 +323,15 @@ def test_two_servers_and_a_worker_share_one_database(database_url, tmp_path):
                 f"{bases[0]}/projects/{project_id}/releases",
                 data={"version": "v1", "notes": "two servers"}, headers=headers))
             assert cut.status_code == 302
-            assert "Release v1 stored" in lead_client.get(
+            assert "Release v1 queued" in lead_client.get(
                 httpx.URL(bases[0]).join(cut.headers["Location"])).text
         with httpx.Client(timeout=120) as other:
             _login(other, bases[1], "lee")
+            # Built by the worker process, followed through the other server.
+            _wait_for(lambda: ledger.seen(other.get(
+                f"{bases[1]}/projects/{project_id}/releases/status")).json()["stored"]
+                == ["v1"], 600, "the release built by the worker")
+            assert [j[1] for j in _job_rows(database, project_id, "release")] == ["done"]
             listing = ledger.seen(other.get(f"{bases[1]}/projects/{project_id}/releases"))
             assert 'data-version="v1"' in listing.text
             bundle = ledger.seen(other.get(

@@ -1,5 +1,5 @@
 """`annotator worker`: run the background jobs queued in the database (pre-highlighting
-imported documents, refits, adjudication queue refreshes)."""
+imported documents, refits, adjudication queue refreshes, releases)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import signal
 import click
 
 from annotator.commands import open_database
+from annotator.core.vocabulary import JOB_KINDS
 from annotator.operations.worker import DEFAULT_LEASE_SECONDS, DEFAULT_POLL_SECONDS, Worker
 
 
@@ -21,8 +22,11 @@ from annotator.operations.worker import DEFAULT_LEASE_SECONDS, DEFAULT_POLL_SECO
               type=click.FloatRange(2, 86400), metavar="S",
               help="How long a claim on a job holds without a heartbeat: a job of a worker "
               "that died is claimed again this long after its last heartbeat.")
-def worker(once, poll_seconds, lease_seconds):
-    """Run background jobs: pre-highlighting, refits, queue refreshes.
+@click.option("--kind", "kinds", multiple=True, type=click.Choice(JOB_KINDS),
+              help="Run only jobs of this kind (repeat for several; default: every kind), "
+              "e.g. a worker on a larger machine for pre-highlighting.")
+def worker(once, poll_seconds, lease_seconds, kinds):
+    """Run background jobs: pre-highlighting, refits, queue refreshes, releases.
 
     Any number of workers may run, on any machines sharing the database: each job is
     claimed by one of them. `annotator serve` runs one itself unless started with
@@ -30,7 +34,8 @@ def worker(once, poll_seconds, lease_seconds):
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     database = open_database()
-    runner = Worker(database, lease_seconds=lease_seconds, poll_seconds=poll_seconds)
+    runner = Worker(database, lease_seconds=lease_seconds, poll_seconds=poll_seconds,
+                    kinds=kinds or None)
 
     def stop(_signum, _frame):
         runner.stop()

@@ -49,5 +49,5 @@ EDIT_TYPE_OF_INFOLOSSQA_CATEGORY = {"omission": "deletion", "concept": "oversimp
 
 # Background work (annotator.study.jobs): what a job does, and where it stands. A job is
 # queued, claimed by one worker (running, under a lease), then done or failed.
-JOB_KINDS = ("prehighlight", "refit", "queue-refresh")
+JOB_KINDS = ("prehighlight", "refit", "queue-refresh", "release")
 JOB_STATES = ("queued", "running", "done", "failed")

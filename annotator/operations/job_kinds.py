@@ -9,7 +9,10 @@ another one then runs the job again:
 - ``refit``: refit the loss ranker and re-rank the open documents
   (:func:`annotator.align.store.auto_refresh.run_refit`);
 - ``queue-refresh``: recompute the adjudication queue entries left stale (of the project,
-  or of every project), 100 documents a transaction.
+  or of every project), 100 documents a transaction;
+- ``release``: cut the release a lead asked for on the web page
+  (:func:`annotator.releases.building.run_release_job`; a second run finds the release
+  its first run stored).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from annotator.adjudication.queue import refresh_stale
 from annotator.align.store import prehighlight_project
 from annotator.align.store.auto_refresh import run_refit
 from annotator.models import Job, Project
+from annotator.releases.building import run_release_job
 
 Progress = Callable[[int, int], None]
 
@@ -55,4 +59,5 @@ RUNNERS: dict[str, Callable[[Session, Job, Progress], dict]] = {
     "prehighlight": _prehighlight,
     "refit": _refit,
     "queue-refresh": _queue_refresh,
+    "release": run_release_job,
 }

@@ -77,8 +77,10 @@ class Worker:
     """One worker: ``run()`` polls until stopped (``once``: until nothing is ready)."""
 
     def __init__(self, database, *, lease_seconds: float = DEFAULT_LEASE_SECONDS,
-                 poll_seconds: float = DEFAULT_POLL_SECONDS, worker_id: str | None = None):
+                 poll_seconds: float = DEFAULT_POLL_SECONDS, worker_id: str | None = None,
+                 kinds: tuple[str, ...] | None = None):
         self.database = database
+        self.kinds = kinds  # None: every kind
         self.lease_seconds = lease_seconds
         self.poll_seconds = poll_seconds
         self.heartbeat_seconds = min(lease_seconds / 4, MAX_HEARTBEAT_SECONDS)
@@ -135,7 +137,7 @@ class Worker:
         """Claim one ready job and run it; None when nothing was ready."""
         session = self.database.sessions()
         try:
-            job = jobs.claim(session, self.id, self.lease_seconds)
+            job = jobs.claim(session, self.id, self.lease_seconds, kinds=self.kinds)
             if job is None:
                 return None
             log.info("worker %s: job %s (%s, project %s), attempt %s", self.id, job.id,
@@ -172,6 +174,10 @@ class Worker:
             session.rollback()
             jobs.hand_back(session, job.id, self.id)
             return
+        except jobs.JobRefused as exc:
+            session.rollback()
+            log.info("worker %s: job %s (%s) refused: %s", self.id, job.id, job.kind, exc)
+            error = str(exc)
         except Exception as exc:  # a job's failure is the job's, never the worker's
             session.rollback()
             log.exception("worker %s: job %s (%s) failed", self.id, job.id, job.kind)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import datetime, timezone
+from typing import Callable
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -54,9 +55,15 @@ class ReleaseError(Exception):
 
 def cut_release(session: Session, project: Project, version: str, *, notes: str = "",
                 require_complete: bool = False, bootstrap: int | None = None,
-                seed: int | None = None, user_id: int | None = None) -> dict:
+                seed: int | None = None, user_id: int | None = None,
+                job_id: int | None = None,
+                progress: Callable[[int, int], None] | None = None) -> dict:
     """Store the release in the database and return its manifest. The agreement report's
-    resamples and seed default to the project's own (``agreement.store.bootstrap_settings``)."""
+    resamples and seed default to the project's own (``agreement.store.bootstrap_settings``).
+    ``progress(done, total)`` is told of every gold record and of the report (a worker's
+    job shows it); ``job_id`` is kept in the audit event (a job run again after its worker
+    died finds its own release, :mod:`annotator.releases.building`)."""
+    progress = progress or (lambda done, total: None)
     configured = bootstrap_settings(project)
     bootstrap = configured["bootstrap"] if bootstrap is None else bootstrap
     seed = configured["seed"] if seed is None else seed
@@ -77,8 +84,13 @@ def cut_release(session: Session, project: Project, version: str, *, notes: str 
         raise ReleaseError(f"{len(excluded)} document(s) not fully adjudicated: {listing}")
     if not released:
         raise ReleaseError("no document is fully adjudicated yet: nothing to release")
-    records = [gold_record(session, d) for d in released]
+    total = len(released) + 2  # every gold record, the report and files, storing
+    records = []
+    for document in released:
+        records.append(gold_record(session, document))
+        progress(len(records), total)
     files = _files(session, project, released, records, bootstrap, seed)
+    progress(total - 1, total)
     manifest = {
         "project": project.name, "version": version, "notes": notes,
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -101,7 +113,9 @@ def cut_release(session: Session, project: Project, version: str, *, notes: str 
         raise ReleaseError(_exists(project, version)) from None
     audit.record(session, "release.created", user_id=user_id, project_id=project.id,
                  object_type="release", object_id=version,
-                 documents=len(released), excluded=len(excluded))
+                 documents=len(released), excluded=len(excluded),
+                 **({"job": job_id} if job_id is not None else {}))
+    progress(total, total)
     return manifest
 
 

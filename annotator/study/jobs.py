@@ -43,6 +43,11 @@ class JobError(ValueError):
     """An unknown job kind."""
 
 
+class JobRefused(Exception):
+    """The work was refused for a reason its user reads (a taken release version): the job
+    fails with this message alone, no traceback."""
+
+
 class LeaseLost(RuntimeError):
     """The worker's claim on its job expired and another worker took the job over."""
 
@@ -58,19 +63,21 @@ def aware(moment: datetime | None) -> datetime | None:
     return moment
 
 
-def _dedupe_key(kind: str, project_id: int | None) -> str:
-    return f"{kind}:{project_id if project_id is not None else '*'}"
+def _dedupe_key(kind: str, project_id: int | None, key: str | None = None) -> str:
+    base = f"{kind}:{project_id if project_id is not None else '*'}"
+    return base if key is None else f"{base}:{key}"
 
 
 def enqueue(session: Session, kind: str, project_id: int | None = None,
-            payload: dict | None = None) -> Job:
+            payload: dict | None = None, *, key: str | None = None) -> Job:
     """Queue ``kind`` of work for the project (None: the whole installation) in the
     caller's transaction (an import's job commits with the import, or not at all). The
     same kind already queued for the project is that job: queued work runs over whatever
-    is there when it starts, so one queued copy is enough."""
+    is there when it starts, so one queued copy is enough. Work that is one of several of
+    its kind (a release's version) names itself with ``key``: queued once per key."""
     if kind not in JOB_KINDS:
         raise JobError(f"job kind: expected one of {', '.join(JOB_KINDS)}, got {kind!r}")
-    key = _dedupe_key(kind, project_id)
+    key = _dedupe_key(kind, project_id, key)
     connection = session.connection()
     insert = _dialect_insert(connection.dialect.name)
     for _ in range(3):
@@ -111,13 +118,15 @@ def _ready(moment: datetime):
                 or_(Job.project_id.is_(None), ~busy))
 
 
-def claim(session: Session, worker_id: str, lease_seconds: float) -> Job | None:
-    """Take the oldest ready job for ``worker_id`` until ``lease_seconds`` from now and
-    commit; None when nothing is ready. A job claimed :data:`MAX_ATTEMPTS` times already
-    whose lease expired again is failed here instead."""
+def claim(session: Session, worker_id: str, lease_seconds: float, *,
+          kinds: tuple[str, ...] | None = None) -> Job | None:
+    """Take the oldest ready job (of ``kinds``, None: any) for ``worker_id`` until
+    ``lease_seconds`` from now and commit; None when nothing is ready. A job claimed
+    :data:`MAX_ATTEMPTS` times already whose lease expired again is failed here instead."""
     for _ in range(20):  # lost compare-and-set races (SQLite) retry with the next job
         moment = now()
-        job = session.scalar(select(Job).where(_ready(moment)).order_by(Job.id).limit(1)
+        ready = _ready(moment) if kinds is None else and_(_ready(moment), Job.kind.in_(kinds))
+        job = session.scalar(select(Job).where(ready).order_by(Job.id).limit(1)
                              .with_for_update(skip_locked=True))
         if job is None:
             session.commit()

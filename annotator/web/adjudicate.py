@@ -1,5 +1,5 @@
 """The lead's adjudication pages: the queue, the adjudication view (JSON state + one
-decision endpoint), the release browser; and the third annotator's tie-break page.
+decision endpoint); and the third annotator's tie-break page (releases: :mod:`.releases`).
 
 Every project page goes through :func:`project_for_lead`: a lead of another project gets a
 404, never a hint that the project exists. Every POST carries the CSRF token (form field or
@@ -8,12 +8,10 @@ X-CSRFToken header, checked by Flask-WTF).
 
 from __future__ import annotations
 
-import io
 from itertools import combinations
 
 from flask import (
     Blueprint,
-    Response,
     abort,
     current_app,
     flash,
@@ -21,8 +19,6 @@ from flask import (
     redirect,
     render_template,
     request,
-    send_file,
-    stream_with_context,
     url_for,
 )
 from sqlalchemy import select
@@ -38,16 +34,6 @@ from annotator.align.embeddings import default_embedder
 from annotator.annotate.store import Conflict, ValidationFailed
 from annotator.annotate.tiebreak import routed_requests, save_tiebreak_form, tiebreak_items
 from annotator.models import Document, ProjectMember, User
-from annotator.releases import (
-    ReleaseError,
-    cut_release,
-    list_releases,
-    release_file,
-    verify_release,
-)
-from annotator.releases.export import zip_chunks, zip_name
-from annotator.releases.store import find_release
-from annotator.releases.verify import listed_file_problem
 from annotator.study.projects import project_schema
 from annotator.web.access import db, lead_required, load_user, login_required, project_for_lead
 from annotator.web.validation import (
@@ -207,72 +193,6 @@ ACTIONS = {
     "reopen": ((optional("reset", FLAG),),
                lambda doc, u, b, n: d.reopen(db(), doc, u, n, reset=bool(b["reset"]))),
 }
-
-
-# ---------------------------------------------------------------- releases
-
-
-@bp.route("/projects/<int:project_id>/releases", methods=["GET", "POST"])
-@lead_required
-def releases(project_id: int):
-    project = project_for_lead(project_id)
-    if request.method == "POST":
-        version = request.form.get("version", "").strip()
-        try:
-            manifest = cut_release(db(), project, version,
-                                   notes=request.form.get("notes", "").strip(),
-                                   require_complete=bool(request.form.get("require_complete")),
-                                   user_id=load_user().id)
-            db().commit()
-            flash(f"Release {version} stored: {manifest['counts']['documents_released']} "
-                  f"document(s), {manifest['counts']['documents_excluded']} excluded.", "ok")
-        except ReleaseError as exc:
-            db().rollback()
-            flash(f"Release refused: {exc}", "error")
-        return redirect(url_for("adjudicate.releases", project_id=project.id))
-    found = list_releases(db(), project)
-    for manifest in found:
-        manifest["verification"] = verify_release(db(), project, manifest["version"])
-    return render_template("releases.html", project=project, releases=found)
-
-
-def _refused(project, version: str, what: str, problem: str) -> Response:
-    return Response(f"{what} of release {version} no longer matches its manifest "
-                    f"({problem}); download refused. Run `annotator release verify "
-                    f"{project.name} {version}`.\n", status=409, mimetype="text/plain")
-
-
-@bp.route("/projects/<int:project_id>/releases/<version>.zip")
-@lead_required
-def release_zip(project_id: int, version: str):
-    """The whole release as one zip, streamed a file at a time from the database."""
-    project = project_for_lead(project_id)
-    release = find_release(db(), project, version)
-    if release is None:
-        abort(404)
-    verification = verify_release(db(), project, version)
-    if not verification.ok:
-        return _refused(project, version, "the release", "; ".join(verification.problems))
-    name = zip_name(project, version)
-    return Response(stream_with_context(zip_chunks(db(), project, release)),
-                    mimetype="application/zip",
-                    headers={"Content-Disposition": f'attachment; filename="{name}.zip"'})
-
-
-@bp.route("/projects/<int:project_id>/releases/<version>/<path:filename>")
-@lead_required
-def release_download(project_id: int, version: str, filename: str):
-    project = project_for_lead(project_id)
-    data = release_file(db(), project, version, filename)
-    if data is None:
-        abort(404)
-    problem = listed_file_problem(db(), project, version, filename, data)
-    if problem:
-        return _refused(project, version, filename, problem)
-    download = filename.rsplit("/", 1)[-1]
-    return send_file(io.BytesIO(data), as_attachment=True, download_name=download,
-                     mimetype="application/octet-stream" if download.endswith(".html")
-                     else "text/plain")
 
 
 # ---------------------------------------------------------------- third annotator

@@ -7,12 +7,16 @@ from annotator.study import jobs
 from annotator.web.access import db
 
 
+def worker_alive() -> bool:
+    """Whether some worker showed a sign of life lately (queued work will be taken)."""
+    seen = jobs.newest_beat(db())
+    return seen is not None and (jobs.now() - seen).total_seconds() <= \
+        jobs.WORKER_ALIVE_SECONDS
+
+
 def project_jobs(project_id: int, limit: int = 10) -> dict:
     """What the panel shows (reads only)."""
-    seen = jobs.newest_beat(db())
-    alive = seen is not None and (jobs.now() - seen).total_seconds() <= \
-        jobs.WORKER_ALIVE_SECONDS
-    return {"jobs": jobs.recent_jobs(db(), project_id, limit), "worker_alive": alive}
+    return {"jobs": jobs.recent_jobs(db(), project_id, limit), "worker_alive": worker_alive()}
 
 
 def register(app) -> None:
