@@ -26,9 +26,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotator.models import AuditEvent, Job, Project
-from annotator.releases.browse import valid_version
 from annotator.releases.store import find_release
-from annotator.releases.writer import ReleaseError, cut_release
+from annotator.releases.writer import ReleaseError, cut_release, version_problem
 from annotator.study import jobs
 
 KIND = "release"
@@ -41,12 +40,9 @@ def queue_release(session: Session, project: Project, version: str, *, notes: st
                   require_complete: bool = False, user_id: int | None = None) -> Job:
     """Queue the release ``version`` of ``project`` in the caller's transaction, or raise
     :class:`ReleaseError` saying why not (nothing queued)."""
-    if not valid_version(version):
-        raise ReleaseError(f"version {version!r}: use letters, digits, '.', '_' or '-' "
-                           "(e.g. v1.0)")
-    if find_release(session, project, version) is not None:
-        raise ReleaseError(f"release {version} of {project.name} exists already; releases "
-                           "are immutable: choose a new version")
+    problem = version_problem(session, project, version)
+    if problem:
+        raise ReleaseError(problem)
     if _pending(session, project, version):
         raise ReleaseError(f"release {version} of {project.name} is being built already")
     return jobs.enqueue(session, KIND, project.id, {

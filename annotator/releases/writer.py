@@ -67,11 +67,9 @@ def cut_release(session: Session, project: Project, version: str, *, notes: str 
     configured = bootstrap_settings(project)
     bootstrap = configured["bootstrap"] if bootstrap is None else bootstrap
     seed = configured["seed"] if seed is None else seed
-    if not valid_version(version):
-        raise ReleaseError(f"version {version!r}: use letters, digits, '.', '_' or '-' "
-                           "(e.g. v1.0)")
-    if find_release(session, project, version) is not None:
-        raise ReleaseError(_exists(project, version))
+    problem = version_problem(session, project, version)
+    if problem:
+        raise ReleaseError(problem)
     documents = session.scalars(select(Document).where(Document.project_id == project.id)
                                 .order_by(Document.position, Document.id)).all()
     released, excluded = [], []
@@ -117,6 +115,16 @@ def cut_release(session: Session, project: Project, version: str, *, notes: str 
                  **({"job": job_id} if job_id is not None else {}))
     progress(total, total)
     return manifest
+
+
+def version_problem(session: Session, project: Project, version: str) -> str | None:
+    """Why ``version`` cannot be released (a bad name, or taken: releases are immutable);
+    None when it can."""
+    if not valid_version(version):
+        return f"version {version!r}: use letters, digits, '.', '_' or '-' (e.g. v1.0)"
+    if find_release(session, project, version) is not None:
+        return _exists(project, version)
+    return None
 
 
 def _exists(project, version) -> str:
