@@ -57,7 +57,7 @@ def test_learn_chooses_a_cap_when_annotators_mark_few_of_many_hard_boxes():
             for d in range(6)]
     rows_of = {d.id: rows for d in docs}
     ranker = default_ranker()
-    thresholds, cap = choose_thresholds(ranker, docs, rows_of)
+    thresholds, cap, _ = choose_thresholds(ranker, docs, rows_of)
     assert cap in CAP_GRID and cap is not None
     capped = dataclasses.replace(ranker, thresholds=thresholds, cap_factor=cap)
     assert len(capped.choose(rows)) < 6
