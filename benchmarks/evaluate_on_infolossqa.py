@@ -53,7 +53,13 @@ from annotator.agreement.prehighlight_agreement import (  # noqa: E402
 )
 from annotator.align import AlignSettings, suggest  # noqa: E402
 from annotator.align.embeddings import default_embedder  # noqa: E402
-from annotator.align.learning import LearningDocument, document_rows, learn, machine_marks  # noqa: E402
+from annotator.align.learning import (  # noqa: E402
+    LearningDocument,
+    choose_second_thresholds,
+    document_rows,
+    learn,
+    machine_marks,
+)
 from annotator.align.loss_ranker import DEFAULT_MODEL_PATH, default_ranker  # noqa: E402
 from annotator.align.text import split_sentences  # noqa: E402
 
@@ -189,6 +195,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5,
                         help="repeat the cross-validation over this many splits into folds "
                              "and print the mean held-out ratio (1: one split)")
+    parser.add_argument("--write-second-kinds", action="store_true",
+                        help="keep the shipped model's weights, thresholds and cap; choose "
+                             "only its second-kind thresholds on every document and write it")
     parser.add_argument("--single-kind", action="store_true",
                         help="every box carries one kind (no second-kind thresholds), as "
                              "before the two-kind boxes")
@@ -215,6 +224,14 @@ def main() -> None:
                       trained_on=f"{len(docs)} InfoLossQA development documents")
         DEFAULT_MODEL_PATH.write_text(json.dumps(model.to_dict(), indent=1) + "\n")
         print(f"wrote {DEFAULT_MODEL_PATH} (thresholds {model.thresholds})")
+        return
+
+    if args.write_second_kinds:
+        model = default_ranker()
+        model.second_thresholds = choose_second_thresholds(
+            model, list(learning_docs.values()), rows_of)
+        DEFAULT_MODEL_PATH.write_text(json.dumps(model.to_dict(), indent=1) + "\n")
+        print(f"wrote {DEFAULT_MODEL_PATH} (second-kind thresholds {model.second_thresholds})")
         return
 
     every_sentence = {i: [Mark("oversimplification", (s,)) for s in split_sentences(d.source)]

@@ -17,6 +17,7 @@ Pure: texts, spans and an embedder in; a :class:`LossRanker` out.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -133,10 +134,33 @@ def choose_thresholds(ranker: LossRanker, docs: list[LearningDocument],
                                             -abs(t - best[kind])))
         cap = max(CAP_GRID, key=lambda c: (f1(best, c, second), -distance(c, cap)))
         if two_kinds:
-            for kind in KINDS:
-                second[kind] = max(SECOND_GRID, key=lambda t: (
-                    f1(best, cap, {**second, kind: t}, kind), -abs(t - second[kind])))
+            second = _second_search(f1, best, cap, second)
     return best, cap, (second if two_kinds else None)
+
+
+def _second_search(f1, thresholds, cap, second: dict[str, float]) -> dict[str, float]:
+    """Each kind's second-kind threshold maximising that kind's F1 (ties: nearest)."""
+    second = dict(second)
+    for kind in KINDS:
+        second[kind] = max(SECOND_GRID, key=lambda t: (
+            f1(thresholds, cap, {**second, kind: t}, kind), -abs(t - second[kind])))
+    return second
+
+
+def choose_second_thresholds(ranker: LossRanker, docs: list[LearningDocument],
+                             rows_of: dict[str, list[SentenceRow]]) -> dict[str, float]:
+    """Only the second-kind thresholds, for a model whose weights, thresholds and cap stay
+    as they are (the shipped model: its boxes do not change, only their kinds)."""
+    gold = {d.id: d.marks for d in docs}
+
+    def f1(thresholds, cap_factor, seconds, kind=None):
+        trial = dataclasses.replace(ranker, thresholds=thresholds, cap_factor=cap_factor,
+                                    second_thresholds=seconds)
+        marks = machine_marks(trial, docs, rows_of)
+        return machine_against_annotators(gold, marks, kind).f1 or 0.0
+
+    return _second_search(f1, ranker.thresholds, ranker.cap_factor,
+                          ranker.second_thresholds or {k: NEVER for k in KINDS})
 
 
 def learn(docs: list[LearningDocument], embedder, prior: LossRanker | None = None, *,
