@@ -69,13 +69,17 @@ class Mark:
         return self if not self.also and self.kind == kind else Mark(kind, self.spans)
 
     @classmethod
-    def of(cls, kind: str, spans: Iterable[Sequence[int]]) -> "Mark | None":
-        """A mark with the kind normalised; None for kinds outside the measure or no spans."""
+    def of(cls, kind: str, spans: Iterable[Sequence[int]],
+           also: Iterable[str] = ()) -> "Mark | None":
+        """A mark with the kind(s) normalised; None for kinds outside the measure or no
+        spans (``also``: further kinds it carries; those outside the measure are left out)."""
         normal = KIND_ALIASES.get(kind)
         clean = tuple((int(s), int(e)) for s, e in spans if int(e) > int(s))
         if normal is None or not clean:
             return None
-        return cls(normal, clean)
+        more = tuple(dict.fromkeys(KIND_ALIASES[k] for k in also
+                                   if k in KIND_ALIASES and KIND_ALIASES[k] != normal))
+        return cls(normal, clean, more)
 
 
 @dataclass
@@ -284,7 +288,8 @@ def report_section(docs: Annotations, machine: Mapping[str, Sequence[Mark]], k: 
     """
     paired = {d: by for d, by in docs.items() if len(by) >= 2}
     section = {"measure": "edit matches when a same-kind edit of the other side overlaps it "
-                          "in the original; pooled precision, recall, F1",
+                          "in the original (a pre-highlight carrying two kinds: an edit of "
+                          "either); pooled precision, recall, F1",
                "documents": len(paired),
                "overall": summary(paired, machine),
                "per_annotator": per_annotator(paired, machine),

@@ -326,7 +326,7 @@ class Box:
 
     @property
     def kinds(self) -> tuple[str, ...]:
-        return tuple(self.kind_scores) if self.kind_scores else (self.kind,)
+        return (self.kind, *(k for k in self.kind_scores or () if k != self.kind))
 
 
 def box_cap(probabilities: dict[str, np.ndarray], factor: float) -> int:

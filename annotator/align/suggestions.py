@@ -38,7 +38,7 @@ class Suggestion:
     @property
     def kinds(self) -> tuple[str, ...]:
         """Every kind the suggestion carries, the primary one first."""
-        return tuple(self.kind_scores) if self.kind_scores else (self.kind,)
+        return (self.kind, *(k for k in self.kind_scores or () if k != self.kind))
 
     def to_dict(self) -> dict:
         """JSON-ready dict with a stable key order."""
