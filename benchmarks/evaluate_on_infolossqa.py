@@ -51,7 +51,7 @@ from annotator.agreement.prehighlight_agreement import (  # noqa: E402
     ratio_resamples,
     summary,
 )
-from annotator.align import AlignSettings, suggest  # noqa: E402
+from annotator.align import AlignSettings, learning, suggest  # noqa: E402
 from annotator.align.embeddings import default_embedder  # noqa: E402
 from annotator.align.learning import (  # noqa: E402
     LearningDocument,
@@ -201,9 +201,14 @@ def main() -> None:
     parser.add_argument("--single-kind", action="store_true",
                         help="every box carries one kind (no second-kind thresholds), as "
                              "before the two-kind boxes")
+    parser.add_argument("--no-precision-floor", action="store_true",
+                        help="choose thresholds and cap by F1 alone, not among the operating "
+                             "points at least as precise as the experts (as before)")
     loss_thresholds.add_option(parser)
     args = parser.parse_args()
     two_kinds = not args.single_kind
+    if args.no_precision_floor:
+        learning.PRECISION_FLOOR = False
 
     docs = load(args.data)
     gold = {i: {name: [m if args.all_spans else Mark(m.kind, m.spans[:1]) for m in marks]

@@ -22,7 +22,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from annotator.agreement.prehighlight_agreement import Mark, machine_against_annotators
+from annotator.agreement.prehighlight_agreement import (
+    Mark,
+    between_annotators,
+    machine_against_annotators,
+)
 
 from .loss_ranker import KINDS, LossRanker, SentenceRow, fit_ranker, sentence_rows
 from .phrase_rendering import source_phrase
@@ -35,6 +39,9 @@ CAP_GRID = (None, 0.6, 0.8, 1.0, 1.2, 1.5, 2.0, 2.5)
 # Second-kind thresholds tried (LossRanker.second_thresholds); NEVER: no box carries it.
 NEVER = 1.0
 SECOND_GRID = (*THRESHOLD_GRID, NEVER)
+# Choose thresholds and cap among operating points at least as precise as the annotators
+# with each other (choose_thresholds); see docs/align.md for the measurement.
+PRECISION_FLOOR = True
 
 
 @dataclass
@@ -100,7 +107,7 @@ def machine_marks(ranker: LossRanker, docs: list[LearningDocument],
 
 def choose_thresholds(ranker: LossRanker, docs: list[LearningDocument],
                       rows_of: dict[str, list[SentenceRow]], rounds: int = 2,
-                      two_kinds: bool = True,
+                      two_kinds: bool = True, precision_floor: bool | None = None,
                       ) -> tuple[dict[str, float], float | None, dict[str, float] | None]:
     """Per-kind thresholds, the box cap factor and the second-kind thresholds, chosen on
     the documents' annotators by coordinate search (ties go to the value nearest the
@@ -111,8 +118,15 @@ def choose_thresholds(ranker: LossRanker, docs: list[LearningDocument],
     on a box already shown only adds matches, so the pooled F1 would put both kinds on
     every box. Kind k's second threshold maximises kind k's own F1 instead, where each
     box of kind k it adds trades precision for recall (:data:`SECOND_GRID`; 1.0: never).
-    ``two_kinds=False`` keeps every box single-kind (None)."""
+    ``two_kinds=False`` keeps every box single-kind (None).
+
+    ``precision_floor``: the thresholds and the cap maximise the pooled F1 among the
+    operating points whose pooled precision reaches the annotators' precision with each
+    other on the same documents (issue #29: "precision at least the experts'"); where
+    none does, the best F1 as before (None: :data:`PRECISION_FLOOR`)."""
     gold = {d.id: d.marks for d in docs}
+    use_floor = PRECISION_FLOOR if precision_floor is None else precision_floor
+    floor = between_annotators(gold).precision if use_floor else None
     best = dict(ranker.thresholds)
     cap = ranker.cap_factor
     second = dict(ranker.second_thresholds or {k: NEVER for k in KINDS})
@@ -124,15 +138,23 @@ def choose_thresholds(ranker: LossRanker, docs: list[LearningDocument],
         marks = machine_marks(trial, docs, rows_of)
         return machine_against_annotators(gold, marks, kind).f1 or 0.0
 
+    def pooled(thresholds, cap_factor, seconds):
+        """(precise enough?, F1) of an operating point: the floor first, then F1."""
+        trial = LossRanker(ranker.mean, ranker.scale, ranker.weights, thresholds,
+                           ranker.max_per_document, always_classes=ranker.always_classes,
+                           cap_factor=cap_factor, second_thresholds=seconds if two_kinds else None)
+        counts = machine_against_annotators(gold, machine_marks(trial, docs, rows_of))
+        return (floor is None or (counts.precision or 0.0) >= floor, counts.f1 or 0.0)
+
     def distance(a, b):
         return abs((a or 10.0) - (b or 10.0))
 
     for _ in range(rounds):
         for kind in KINDS:
             best[kind] = max(THRESHOLD_GRID,
-                             key=lambda t: (f1({**best, kind: t}, cap, second),
+                             key=lambda t: (*pooled({**best, kind: t}, cap, second),
                                             -abs(t - best[kind])))
-        cap = max(CAP_GRID, key=lambda c: (f1(best, c, second), -distance(c, cap)))
+        cap = max(CAP_GRID, key=lambda c: (*pooled(best, c, second), -distance(c, cap)))
         if two_kinds:
             second = _second_search(f1, best, cap, second)
     return best, cap, (second if two_kinds else None)
