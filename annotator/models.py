@@ -281,6 +281,10 @@ class Suggestion(Base):
     score: Mapped[float] = mapped_column(Float, default=0.0)
     # How well the target span renders the source phrase (align.suggestions.Suggestion).
     target_score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # {kind: probability} of a loss box carrying both kinds (align.suggestions.Suggestion);
+    # None for a single-kind suggestion.
+    kind_scores: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True),
+                                                               nullable=True)
     method: Mapped[str] = mapped_column(String(64))
     explanation: Mapped[str] = mapped_column(Text, default="")
     category: Mapped[str | None] = mapped_column(String(64), nullable=True)

@@ -43,6 +43,7 @@ from infolossqa_data import DEFAULT_DATA, load  # noqa: E402
 from annotator.agreement.prehighlight_agreement import (  # noqa: E402
     LOSS_KINDS,
     Mark,
+    any_loss,
     between_annotators,
     folds,
     machine_against_annotators,
@@ -50,9 +51,15 @@ from annotator.agreement.prehighlight_agreement import (  # noqa: E402
     ratio_resamples,
     summary,
 )
-from annotator.align import AlignSettings, suggest  # noqa: E402
+from annotator.align import AlignSettings, learning, suggest  # noqa: E402
 from annotator.align.embeddings import default_embedder  # noqa: E402
-from annotator.align.learning import LearningDocument, document_rows, learn, machine_marks  # noqa: E402
+from annotator.align.learning import (  # noqa: E402
+    LearningDocument,
+    choose_second_thresholds,
+    document_rows,
+    learn,
+    machine_marks,
+)
 from annotator.align.loss_ranker import DEFAULT_MODEL_PATH, default_ranker  # noqa: E402
 from annotator.align.text import split_sentences  # noqa: E402
 
@@ -65,7 +72,9 @@ def pipeline_marks(docs, ids, settings, embedder) -> dict[str, list[Mark]]:
     for i in ids:
         found = suggest(docs[i].source, docs[i].target, detectors=LOSS, settings=settings,
                         embedder=embedder)
-        out[i] = [Mark(s.kind, tuple(s.source_spans)) for s in found if s.source_spans]
+        out[i] = [Mark(s.kind, tuple(s.source_spans), tuple(k for k in s.kind_scores or ()
+                                                            if k != s.kind))
+                  for s in found if s.source_spans]
     return out
 
 
@@ -74,7 +83,7 @@ def boxes_per_document(gold, machine, kind: str | None) -> tuple[float, float]:
     document (every expert's count of every document, averaged): how many boxes a lead
     sees against how many one expert marks."""
     def counted(marks):
-        return sum(1 for m in marks if kind is None or m.kind == kind)
+        return sum(1 for m in marks if kind is None or kind in m.kinds)
 
     boxes = sum(counted(machine.get(d, [])) for d in gold) / max(1, len(gold))
     per_expert = [counted(marks) for by in gold.values() for marks in by.values()]
@@ -112,12 +121,20 @@ def table(title: str, gold, machine, extra: str = "") -> float | None:
             ratio_all = ratio
     chars = [e - s for v in machine.values() for m in v for s, e in m.spans]
     median = sorted(chars)[len(chars) // 2] if chars else 0
+    boxes = [m for v in machine.values() for m in v]
+    two = sum(1 for m in boxes if m.also) / max(1, len(boxes))
+    agnostic = between_annotators(any_loss(gold))
     print(f"  (per document: boxes shown / edits one expert marked); median box {median} "
-          "characters")
+          f"characters; {two:.0%} of the boxes carry both kinds")
+    ours = machine_against_annotators(gold, machine).f1 or 0.0
+    print(f"  experts, kind-agnostic (an edit matches any loss edit of the other): "
+          f"P {agnostic.precision:.3f} R {agnostic.recall:.3f} F1 {agnostic.f1:.3f}; "
+          f"the suggestions' pooled F1 is {ours / agnostic.f1:.2f} of it")
     return ratio_all
 
 
-def cross_validated(learning_docs, rows_of, fold_ids, fixed, embedder, run_pipeline=None):
+def cross_validated(learning_docs, rows_of, fold_ids, fixed, embedder, run_pipeline=None,
+                    two_kinds=True):
     """Held-out boxes of every fold: the ranker fitted, and its thresholds chosen, on the
     other folds; and the same ranker at the ``fixed`` thresholds. ``run_pipeline(ids,
     ranker)`` scores through ``annotator.align.suggest`` instead of the fast path."""
@@ -126,20 +143,23 @@ def cross_validated(learning_docs, rows_of, fold_ids, fixed, embedder, run_pipel
     chosen = []
     for f, ids in enumerate(fold_ids):
         train = [learning_docs[i] for g, other in enumerate(fold_ids) if g != f for i in other]
-        ranker = learn(train, embedder, rows_of=rows_of)
-        chosen.append({**ranker.thresholds, "cap_factor": ranker.cap_factor})
+        ranker = learn(train, embedder, rows_of=rows_of, two_kinds=two_kinds)
+        chosen.append({**ranker.thresholds, "cap_factor": ranker.cap_factor,
+                       **{f"second {k}": v for k, v in (ranker.second_thresholds or {}).items()}})
         test = [learning_docs[i] for i in ids]
         # The shipped model's operating point: its thresholds (or --loss-thresholds) and
         # its box cap (none: the demo's loss recall needs every hard-evidence box).
         shipped_point = dataclasses.replace(loss_thresholds.at(ranker, fixed),
                                             cap_factor=default_ranker().cap_factor)
+        if two_kinds and default_ranker().second_thresholds:
+            shipped_point.second_thresholds = dict(default_ranker().second_thresholds)
         at_fixed.update(machine_marks(shipped_point, test, rows_of))
         held_out.update(run_pipeline(ids, ranker) if run_pipeline else
                         machine_marks(ranker, test, rows_of))
     return held_out, at_fixed, chosen
 
 
-def learn_effect(learning_docs, rows_of, fold_ids, embedder):
+def learn_effect(learning_docs, rows_of, fold_ids, embedder, two_kinds=True):
     """Held-out boxes of a model fitted on two folds, and of the same model refitted with
     --learn on the remaining ones (a project's completed documents), for every fold."""
     k = len(fold_ids)
@@ -149,8 +169,8 @@ def learn_effect(learning_docs, rows_of, fold_ids, embedder):
         a = [learning_docs[i] for g in (1, 2)[: max(1, (k - 1) // 2)]
              for i in fold_ids[(f + g) % k]]
         b = [learning_docs[i] for g in range((k - 1) // 2 + 1, k) for i in fold_ids[(f + g) % k]]
-        base = learn(a, embedder, rows_of=rows_of)
-        refit = learn(b, embedder, prior=base, rows_of=rows_of)
+        base = learn(a, embedder, rows_of=rows_of, two_kinds=two_kinds)
+        refit = learn(b, embedder, prior=base, rows_of=rows_of, two_kinds=two_kinds)
         test = [learning_docs[i] for i in fold_ids[f]]
         shipped.update(machine_marks(base, test, rows_of))
         learned.update(machine_marks(refit, test, rows_of))
@@ -177,8 +197,20 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5,
                         help="repeat the cross-validation over this many splits into folds "
                              "and print the mean held-out ratio (1: one split)")
+    parser.add_argument("--write-second-kinds", action="store_true",
+                        help="keep the shipped model's weights, thresholds and cap; choose "
+                             "only its second-kind thresholds on every document and write it")
+    parser.add_argument("--single-kind", action="store_true",
+                        help="every box carries one kind (no second-kind thresholds), as "
+                             "before the two-kind boxes")
+    parser.add_argument("--no-precision-floor", action="store_true",
+                        help="choose thresholds and cap by F1 alone, not among the operating "
+                             "points at least as precise as the experts (as before)")
     loss_thresholds.add_option(parser)
     args = parser.parse_args()
+    two_kinds = not args.single_kind
+    if args.no_precision_floor:
+        learning.PRECISION_FLOOR = False
 
     docs = load(args.data)
     gold = {i: {name: [m if args.all_spans else Mark(m.kind, m.spans[:1]) for m in marks]
@@ -195,10 +227,18 @@ def main() -> None:
           f"expert annotations; sentence features in {time.perf_counter() - started:.0f} s")
 
     if args.write_model:
-        model = learn(list(learning_docs.values()), embedder, rows_of=rows_of,
+        model = learn(list(learning_docs.values()), embedder, rows_of=rows_of, two_kinds=two_kinds,
                       trained_on=f"{len(docs)} InfoLossQA development documents")
         DEFAULT_MODEL_PATH.write_text(json.dumps(model.to_dict(), indent=1) + "\n")
         print(f"wrote {DEFAULT_MODEL_PATH} (thresholds {model.thresholds})")
+        return
+
+    if args.write_second_kinds:
+        model = default_ranker()
+        model.second_thresholds = choose_second_thresholds(
+            model, list(learning_docs.values()), rows_of)
+        DEFAULT_MODEL_PATH.write_text(json.dumps(model.to_dict(), indent=1) + "\n")
+        print(f"wrote {DEFAULT_MODEL_PATH} (second-kind thresholds {model.second_thresholds})")
         return
 
     every_sentence = {i: [Mark("oversimplification", (s,)) for s in split_sentences(d.source)]
@@ -217,7 +257,7 @@ def main() -> None:
     held_out, at_fixed, chosen = cross_validated(
         learning_docs, rows_of, fold_ids, fixed, embedder,
         (lambda ids, ranker: pipeline_marks(docs, ids, AlignSettings(
-            loss_model=ranker.to_dict()), embedder)) if args.pipeline else None)
+            loss_model=ranker.to_dict()), embedder)) if args.pipeline else None, two_kinds)
     print("\nthresholds and box cap factor chosen per fold:",
           [{k2: v if v is None else round(v, 3) for k2, v in t.items()} for t in chosen])
     ratio = table(f"Ranked suggestions, {k}-fold cross-validated (held-out documents only)",
@@ -237,7 +277,7 @@ def main() -> None:
     splits = [(ratio or 0, ratio_fixed or 0)]
     for split in range(1, args.repeats):
         again, again_fixed, _ = cross_validated(learning_docs, rows_of, folds(docs, k, split),
-                                                fixed, embedder)
+                                                fixed, embedder, two_kinds=two_kinds)
         splits.append((summary(gold, again)["all"]["ratio"],
                        summary(gold, again_fixed)["all"]["ratio"]))
     mean = [sum(v) / len(splits) for v in zip(*splits)]
@@ -251,7 +291,7 @@ def main() -> None:
     # --learn: a model shipped from some documents (A) refitted on a project's completed
     # documents (B), both scored on documents neither saw (C), rotating over the folds.
     if k >= 3:
-        shipped, learned = learn_effect(learning_docs, rows_of, fold_ids, embedder)
+        shipped, learned = learn_effect(learning_docs, rows_of, fold_ids, embedder, two_kinds)
         r0 = table("--learn: model fitted on other folds (A), no project data", gold, shipped)
         r1 = table("--learn: same model refitted on the project's completed documents (B)",
                    gold, learned)
@@ -273,7 +313,8 @@ def main() -> None:
                 summary(gold, learned_again)["all"]["ratio"]
                 - summary(gold, shipped_again)["all"]["ratio"]
                 for shipped_again, learned_again in (
-                    learn_effect(learning_docs, rows_of, folds(docs, k, split), embedder)
+                    learn_effect(learning_docs, rows_of, folds(docs, k, split), embedder,
+                                 two_kinds)
                     for split in range(1, args.repeats))]
             if len(gains) > 1:
                 print(f"  over {len(gains)} splits: " + ", ".join(f"{g:+.3f}" for g in gains)

@@ -134,7 +134,8 @@ def prepare(database, assignment_id: int, source: str = SOURCE, target: str = TA
             row = Suggestion(document_id=doc.id, method=s.get("method", "test"),
                              score=s.get("score", 0.8), explanation=s.get("explanation", "why"),
                              kind=s["kind"], source_spans=s.get("source_spans", []),
-                             target_spans=s.get("target_spans", []), category=s.get("category"))
+                             target_spans=s.get("target_spans", []), category=s.get("category"),
+                             kind_scores=s.get("kind_scores"))
             session.add(row)
             session.flush()
             ids.append(row.id)

@@ -7,9 +7,13 @@ import math
 
 import numpy as np
 
-from annotator.agreement.prehighlight_agreement import Mark
+from annotator.agreement.prehighlight_agreement import (
+    Mark,
+    between_annotators,
+    machine_against_annotators,
+)
 from annotator.align.content_classes import Mention
-from annotator.align.learning import CAP_GRID, LearningDocument, choose_thresholds
+from annotator.align.learning import CAP_GRID, LearningDocument, choose_thresholds, machine_marks
 from annotator.align.loss_ranker import KINDS, LossRanker, SentenceRow, box_cap, default_ranker
 
 
@@ -57,7 +61,30 @@ def test_learn_chooses_a_cap_when_annotators_mark_few_of_many_hard_boxes():
             for d in range(6)]
     rows_of = {d.id: rows for d in docs}
     ranker = default_ranker()
-    thresholds, cap = choose_thresholds(ranker, docs, rows_of)
+    thresholds, cap, _ = choose_thresholds(ranker, docs, rows_of)
     assert cap in CAP_GRID and cap is not None
     capped = dataclasses.replace(ranker, thresholds=thresholds, cap_factor=cap)
     assert len(capped.choose(rows)) < 6
+
+
+def test_learn_keeps_precision_at_least_the_annotators_when_it_can():
+    """Six hard-evidence sentences per document; "a" marks the first, "b" all six. Boxing all
+    six has the best F1 (0.74) but precision 7/12, below the annotators' 1.0 (a's one mark
+    is b's too); one box reaches it. With the floor, learning picks the precise point."""
+    rows = _rows(6)
+    marks = {"a": [Mark("oversimplification", ((0, 10),))],
+             "b": [Mark("oversimplification", ((20 * i, 20 * i + 10),)) for i in range(6)]}
+    docs = [LearningDocument(str(d), "x" * 120, "y", marks) for d in range(4)]
+    rows_of = {d.id: rows for d in docs}
+    gold = {d.id: d.marks for d in docs}
+    ranker = default_ranker()
+
+    def precision(floor):
+        thresholds, cap, second = choose_thresholds(ranker, docs, rows_of, precision_floor=floor)
+        chosen = dataclasses.replace(ranker, thresholds=thresholds, cap_factor=cap,
+                                     second_thresholds=second)
+        return machine_against_annotators(gold, machine_marks(chosen, docs, rows_of)).precision
+
+    assert between_annotators(gold).precision == 1.0
+    assert precision(False) < 1.0
+    assert precision(True) == 1.0

@@ -71,8 +71,14 @@ def test_suggest_finds_planted_problems(embedder):
             "method",
             "explanation",
             "category",
+            "kind_scores",
         ]
         assert json.loads(json.dumps(d)) == d and "\n" not in d["explanation"]
+        # Only a loss box may carry both kinds' scores, its own kind's equal to its score.
+        if d["kind_scores"] is not None:
+            assert s.kind in ("deletion", "oversimplification")
+            assert set(d["kind_scores"]) == {"deletion", "oversimplification"}
+            assert d["kind_scores"][s.kind] == d["score"]
         assert all(0 <= a <= b <= len(SOURCE) for a, b in s.source_spans)
         assert all(0 <= a <= b <= len(TARGET) for a, b in s.target_spans)
 

@@ -5,6 +5,7 @@ import pytest
 from annotator.agreement.prehighlight_agreement import (
     Counts,
     Mark,
+    any_loss,
     between_annotators,
     fold_of,
     folds,
@@ -151,3 +152,30 @@ def test_ratio_resamples_by_hand():
     assert report_section(single, machine)["ratio_interval"] is None
     # The pooled point value over the resampled documents is the "each once" draw.
     assert summary({k: docs[k] for k in "12"}, machine)["all"]["ratio"] == 1.5
+
+
+def test_a_box_carrying_both_kinds_matches_either_and_counts_once_pooled():
+    both = Mark("deletion", ((0, 10),), ("oversimplification",))
+    experts = [o((2, 4)), d((50, 60))]
+    pooled = match([both], experts)
+    # Pooled: one box, matched (by the oversimplification); of the experts' two edits one
+    # is matched.
+    assert (pooled.a_total, pooled.a_matched, pooled.b_total, pooled.b_matched) == (1, 1, 2, 1)
+    # Per kind: the box counts in each kind it carries, as a mark of that kind only.
+    dele = match([both], experts, "deletion")
+    assert (dele.a_total, dele.a_matched, dele.b_total, dele.b_matched) == (1, 0, 1, 0)
+    over = match([both], experts, "oversimplification")
+    assert (over.a_total, over.a_matched, over.b_total, over.b_matched) == (1, 1, 1, 1)
+    # The same box with one kind: only a deletion, so it matches nothing.
+    assert match([d((0, 10))], experts).a_matched == 0
+    assert both.kinds == ("deletion", "oversimplification")
+    assert d((0, 10)).kinds == ("deletion",)
+
+
+def test_the_kind_agnostic_figure_lets_any_loss_edit_match_any_other():
+    docs = {"1": {"ann": [d((0, 5)), o((10, 20))], "bob": [o((1, 3)), o((30, 40))]}}
+    strict = between_annotators(docs)
+    assert (strict.a_matched, strict.b_matched) == (0, 0)
+    agnostic = between_annotators(any_loss(docs))
+    assert (agnostic.a_total, agnostic.a_matched, agnostic.b_total, agnostic.b_matched) == (
+        2, 1, 2, 1)

@@ -47,6 +47,17 @@ def test_learn_refits_on_completed_documents_and_reranks_open_ones(database, use
         prehighlight_project(session, project)
         before = _open_suggestions(session, project)
         assert before, "the shipped model suggests something on the open documents"
+        # Boxes where both kinds are likely carry both (issue #29), stored with each kind's
+        # probability, and count as marks of both kinds in the agreement report.
+        both = session.scalars(select(Suggestion).where(Suggestion.kind_scores.is_not(None))
+                               ).all()
+        assert both, "the shipped model puts both kinds on some demo box"
+        assert all(set(s.kind_scores) == {"deletion", "oversimplification"}
+                   and s.kind_scores[s.kind] == s.score and " or " in s.explanation.split(":")[0]
+                   for s in both)
+        two_kind_marks = [m for v in loss_suggestion_marks(session, project).values() for m in v
+                          if m.also]
+        assert len(two_kind_marks) == len(both)
         # On the completed documents, both annotators mark the *last* sentence of the
         # original as a deletion and dismiss every suggestion: a project-specific habit
         # the shipped model does not know.

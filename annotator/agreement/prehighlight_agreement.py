@@ -4,6 +4,11 @@ The measure (issue #14, after InfoLossQA, Trienes et al. 2024): an edit of one s
 *matches* when an edit of the same kind from the other side overlaps it in the original
 (any of its evidence spans overlaps any of the other's by at least one character).
 
+A pre-highlight may carry two kinds (issue #29: one box "deletion or oversimplification"
+where both are likely). It matches an edit of any kind it carries; in the pooled figure it
+counts once, in a per-kind figure it counts in each kind it carries (as a mark of that kind
+only). People's edits carry one kind, so the figures between annotators are unchanged.
+
 - precision of A against B = A's edits that match some edit of B / A's edits;
 - recall of A against B = B's edits that match some edit of A / B's edits;
 - F1 = 2PR / (P + R), with the four counts pooled over documents (and over annotator
@@ -45,19 +50,36 @@ KIND_ALIASES = {**EDIT_TYPE_OF_INFOLOSSQA_CATEGORY, "fuzzy concept": "oversimpli
 
 @dataclass(frozen=True)
 class Mark:
-    """One edit reduced to what the measure looks at: its kind and its spans in the original."""
+    """One edit reduced to what the measure looks at: its kind and its spans in the original.
+
+    ``also``: further kinds a pre-highlight carries beside its primary ``kind`` (empty for
+    people's edits and single-kind boxes)."""
 
     kind: str
     spans: tuple[Span, ...]
+    also: tuple[str, ...] = ()
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """Every kind the mark carries, the primary one first."""
+        return (self.kind, *self.also)
+
+    def as_kind(self, kind: str) -> "Mark":
+        """The mark as a single-kind mark of ``kind`` (one of its kinds)."""
+        return self if not self.also and self.kind == kind else Mark(kind, self.spans)
 
     @classmethod
-    def of(cls, kind: str, spans: Iterable[Sequence[int]]) -> "Mark | None":
-        """A mark with the kind normalised; None for kinds outside the measure or no spans."""
+    def of(cls, kind: str, spans: Iterable[Sequence[int]],
+           also: Iterable[str] = ()) -> "Mark | None":
+        """A mark with the kind(s) normalised; None for kinds outside the measure or no
+        spans (``also``: further kinds it carries; those outside the measure are left out)."""
         normal = KIND_ALIASES.get(kind)
         clean = tuple((int(s), int(e)) for s, e in spans if int(e) > int(s))
         if normal is None or not clean:
             return None
-        return cls(normal, clean)
+        more = tuple(dict.fromkeys(KIND_ALIASES[k] for k in also
+                                   if k in KIND_ALIASES and KIND_ALIASES[k] != normal))
+        return cls(normal, clean, more)
 
 
 @dataclass
@@ -95,14 +117,19 @@ class Counts:
 
 
 def _overlap(a: Mark, b: Mark) -> bool:
-    return a.kind == b.kind and any(x[0] < y[1] and y[0] < x[1] for x in a.spans for y in b.spans)
+    if a.also or b.also:
+        same = bool(set(a.kinds) & set(b.kinds))
+    else:
+        same = a.kind == b.kind
+    return same and any(x[0] < y[1] and y[0] < x[1] for x in a.spans for y in b.spans)
 
 
 def match(a: Sequence[Mark], b: Sequence[Mark], kind: str | None = None) -> Counts:
-    """Counts for one document: A's marks against B's (optionally one kind only)."""
+    """Counts for one document: A's marks against B's (optionally one kind only: a mark
+    carrying that kind among others counts as a mark of that kind)."""
     if kind is not None:
-        a = [m for m in a if m.kind == kind]
-        b = [m for m in b if m.kind == kind]
+        a = [m.as_kind(kind) for m in a if kind in m.kinds]
+        b = [m.as_kind(kind) for m in b if kind in m.kinds]
     return Counts(len(a), sum(any(_overlap(x, y) for y in b) for x in a),
                   len(b), sum(any(_overlap(y, x) for x in a) for y in b))
 
@@ -124,6 +151,14 @@ def between_annotators(docs: Annotations, kind: str | None = None,
         for a, b in combinations(sorted(by_annotator), 2):
             total += match(by_annotator[a], by_annotator[b], kind)
     return total
+
+
+def any_loss(docs: Annotations) -> dict[str, dict[str, list[Mark]]]:
+    """The same annotations with every mark carrying every loss kind: scored with
+    :func:`between_annotators`, the kind-agnostic figure (an edit matches any loss edit of
+    the other side), the ceiling of what a box carrying both kinds can gain from its kinds."""
+    return {d: {name: [Mark(LOSS_KINDS[0], m.spans, LOSS_KINDS[1:]) for m in marks]
+                for name, marks in by.items()} for d, by in docs.items()}
 
 
 def machine_against_annotators(docs: Annotations, machine: Mapping[str, Sequence[Mark]],
@@ -253,7 +288,8 @@ def report_section(docs: Annotations, machine: Mapping[str, Sequence[Mark]], k: 
     """
     paired = {d: by for d, by in docs.items() if len(by) >= 2}
     section = {"measure": "edit matches when a same-kind edit of the other side overlaps it "
-                          "in the original; pooled precision, recall, F1",
+                          "in the original (a pre-highlight carrying two kinds: an edit of "
+                          "either); pooled precision, recall, F1",
                "documents": len(paired),
                "overall": summary(paired, machine),
                "per_annotator": per_annotator(paired, machine),

@@ -17,11 +17,16 @@ Pure: texts, spans and an embedder in; a :class:`LossRanker` out.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from annotator.agreement.prehighlight_agreement import Mark, machine_against_annotators
+from annotator.agreement.prehighlight_agreement import (
+    Mark,
+    between_annotators,
+    machine_against_annotators,
+)
 
 from .loss_ranker import KINDS, LossRanker, SentenceRow, fit_ranker, sentence_rows
 from .phrase_rendering import source_phrase
@@ -31,6 +36,12 @@ Span = tuple[int, int]
 THRESHOLD_GRID = tuple(float(round(t, 3)) for t in np.arange(0.05, 0.80, 0.025))
 # Box cap factors tried (loss_ranker.box_cap); None = only the fixed per-document cap.
 CAP_GRID = (None, 0.6, 0.8, 1.0, 1.2, 1.5, 2.0, 2.5)
+# Second-kind thresholds tried (LossRanker.second_thresholds); NEVER: no box carries it.
+NEVER = 1.0
+SECOND_GRID = (*THRESHOLD_GRID, NEVER)
+# Choose thresholds and cap among operating points at least as precise as the annotators
+# with each other (choose_thresholds); see docs/align.md for the measurement.
+PRECISION_FLOOR = True
 
 
 @dataclass
@@ -88,26 +99,52 @@ def machine_marks(ranker: LossRanker, docs: list[LearningDocument],
     """The source-side boxes the pipeline would draw with ``ranker`` (no model run needed)."""
     out = {}
     for doc in docs:
-        out[doc.id] = [Mark(kind, (source_phrase(doc.source, row.span, row.missing),))
-                       for row, kind, _ in ranker.choose(rows_of[doc.id])]
+        out[doc.id] = [Mark(box.kind, (source_phrase(doc.source, box.row.span, box.row.missing),),
+                            box.kinds[1:])
+                       for box in ranker.boxes(rows_of[doc.id])]
     return out
 
 
 def choose_thresholds(ranker: LossRanker, docs: list[LearningDocument],
                       rows_of: dict[str, list[SentenceRow]], rounds: int = 2,
-                      ) -> tuple[dict[str, float], float | None]:
-    """Per-kind thresholds and the box cap factor maximising pooled F1 against the
-    documents' annotators (coordinate search over :data:`THRESHOLD_GRID` and
-    :data:`CAP_GRID`; ties go to the value nearest the current one)."""
+                      two_kinds: bool = True, precision_floor: bool | None = None,
+                      ) -> tuple[dict[str, float], float | None, dict[str, float] | None]:
+    """Per-kind thresholds, the box cap factor and the second-kind thresholds, chosen on
+    the documents' annotators by coordinate search (ties go to the value nearest the
+    current one).
+
+    The thresholds and the cap maximise the pooled F1 (:data:`THRESHOLD_GRID`,
+    :data:`CAP_GRID`). A second-kind threshold cannot be chosen that way: a second kind
+    on a box already shown only adds matches, so the pooled F1 would put both kinds on
+    every box. Kind k's second threshold maximises kind k's own F1 instead, where each
+    box of kind k it adds trades precision for recall (:data:`SECOND_GRID`; 1.0: never).
+    ``two_kinds=False`` keeps every box single-kind (None).
+
+    ``precision_floor``: the thresholds and the cap maximise the pooled F1 among the
+    operating points whose pooled precision reaches the annotators' precision with each
+    other on the same documents (issue #29: "precision at least the experts'"); where
+    none does, the best F1 as before (None: :data:`PRECISION_FLOOR`)."""
     gold = {d.id: d.marks for d in docs}
+    use_floor = PRECISION_FLOOR if precision_floor is None else precision_floor
+    floor = between_annotators(gold).precision if use_floor else None
     best = dict(ranker.thresholds)
     cap = ranker.cap_factor
+    second = dict(ranker.second_thresholds or {k: NEVER for k in KINDS})
 
-    def f1(thresholds, cap_factor):
+    def f1(thresholds, cap_factor, seconds, kind=None):
         trial = LossRanker(ranker.mean, ranker.scale, ranker.weights, thresholds,
                            ranker.max_per_document, always_classes=ranker.always_classes,
-                           cap_factor=cap_factor)
-        return machine_against_annotators(gold, machine_marks(trial, docs, rows_of)).f1 or 0.0
+                           cap_factor=cap_factor, second_thresholds=seconds if two_kinds else None)
+        marks = machine_marks(trial, docs, rows_of)
+        return machine_against_annotators(gold, marks, kind).f1 or 0.0
+
+    def pooled(thresholds, cap_factor, seconds):
+        """(precise enough?, F1) of an operating point: the floor first, then F1."""
+        trial = LossRanker(ranker.mean, ranker.scale, ranker.weights, thresholds,
+                           ranker.max_per_document, always_classes=ranker.always_classes,
+                           cap_factor=cap_factor, second_thresholds=seconds if two_kinds else None)
+        counts = machine_against_annotators(gold, machine_marks(trial, docs, rows_of))
+        return (floor is None or (counts.precision or 0.0) >= floor, counts.f1 or 0.0)
 
     def distance(a, b):
         return abs((a or 10.0) - (b or 10.0))
@@ -115,14 +152,42 @@ def choose_thresholds(ranker: LossRanker, docs: list[LearningDocument],
     for _ in range(rounds):
         for kind in KINDS:
             best[kind] = max(THRESHOLD_GRID,
-                             key=lambda t: (f1({**best, kind: t}, cap), -abs(t - best[kind])))
-        cap = max(CAP_GRID, key=lambda c: (f1(best, c), -distance(c, cap)))
-    return best, cap
+                             key=lambda t: (*pooled({**best, kind: t}, cap, second),
+                                            -abs(t - best[kind])))
+        cap = max(CAP_GRID, key=lambda c: (*pooled(best, c, second), -distance(c, cap)))
+        if two_kinds:
+            second = _second_search(f1, best, cap, second)
+    return best, cap, (second if two_kinds else None)
+
+
+def _second_search(f1, thresholds, cap, second: dict[str, float]) -> dict[str, float]:
+    """Each kind's second-kind threshold maximising that kind's F1 (ties: nearest)."""
+    second = dict(second)
+    for kind in KINDS:
+        second[kind] = max(SECOND_GRID, key=lambda t: (
+            f1(thresholds, cap, {**second, kind: t}, kind), -abs(t - second[kind])))
+    return second
+
+
+def choose_second_thresholds(ranker: LossRanker, docs: list[LearningDocument],
+                             rows_of: dict[str, list[SentenceRow]]) -> dict[str, float]:
+    """Only the second-kind thresholds, for a model whose weights, thresholds and cap stay
+    as they are (the shipped model: its boxes do not change, only their kinds)."""
+    gold = {d.id: d.marks for d in docs}
+
+    def f1(thresholds, cap_factor, seconds, kind=None):
+        trial = dataclasses.replace(ranker, thresholds=thresholds, cap_factor=cap_factor,
+                                    second_thresholds=seconds)
+        marks = machine_marks(trial, docs, rows_of)
+        return machine_against_annotators(gold, marks, kind).f1 or 0.0
+
+    return _second_search(f1, ranker.thresholds, ranker.cap_factor,
+                          ranker.second_thresholds or {k: NEVER for k in KINDS})
 
 
 def learn(docs: list[LearningDocument], embedder, prior: LossRanker | None = None, *,
           l2: float = 1.0, rows_of: dict[str, list[SentenceRow]] | None = None,
-          trained_on: str = "") -> LossRanker:
+          trained_on: str = "", two_kinds: bool = True) -> LossRanker:
     """A ranker refitted on ``docs`` (pulled towards ``prior``), thresholds tuned on them."""
     rows_of = rows_of or {d.id: document_rows(d, embedder) for d in docs}
     rows, labels, weights = training_set(docs, rows_of)
@@ -134,5 +199,7 @@ def learn(docs: list[LearningDocument], embedder, prior: LossRanker | None = Non
                         max_per_document=prior.max_per_document if prior else 5,
                         trained_on=trained_on)
     ranker.cap_factor = prior.cap_factor if prior else None
-    ranker.thresholds, ranker.cap_factor = choose_thresholds(ranker, docs, rows_of)
+    ranker.second_thresholds = prior.second_thresholds if prior else None
+    ranker.thresholds, ranker.cap_factor, ranker.second_thresholds = choose_thresholds(
+        ranker, docs, rows_of, two_kinds=two_kinds)
     return ranker

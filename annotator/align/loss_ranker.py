@@ -202,6 +202,10 @@ class LossRanker:
     # At most ceil(cap_factor x the document's expected number of marked sentences) boxes,
     # hard evidence included (:func:`box_cap`); None: no such cap (models before issue #29).
     cap_factor: float | None = None
+    # A box also carries the other kind when that kind's probability reaches this
+    # threshold (issue #29: one box "deletion or oversimplification" where both are
+    # likely); None: every box carries one kind (models before the two-kind boxes).
+    second_thresholds: dict[str, float] | None = None
 
     def prior_of(self, kind: str, l2: float) -> tuple[np.ndarray, np.ndarray]:
         """This model as a Gaussian prior for a refit (plain L2 if its precision is unknown)."""
@@ -217,7 +221,12 @@ class LossRanker:
         return {k: 1.0 / (1.0 + np.exp(-(z @ self.weights[k]))) for k in KINDS}
 
     def choose(self, rows: list[SentenceRow]) -> list[tuple[SentenceRow, str, float]]:
-        """(row, kind, probability) of the sentences to suggest, best first.
+        """(row, kind, probability) of the sentences to suggest, best first (:meth:`boxes`
+        without the second kind)."""
+        return [(b.row, b.kind, b.probability) for b in self.boxes(rows)]
+
+    def boxes(self, rows: list[SentenceRow]) -> list["Box"]:
+        """The boxes to suggest, best first, each with its kind(s) and probabilities.
 
         One suggestion per sentence, of the kind whose probability clears its threshold by
         the larger factor; the ``max_per_document`` strongest, plus every sentence with hard
@@ -230,6 +239,9 @@ class LossRanker:
         closest simplified sentence is a sentence-by-sentence comparison; in a free
         rewrite it is not, and the model's kind (learnt from InfoLossQA's experts, who
         call most items missing from a GPT-4 rewrite fuzzy concepts) does better.
+
+        A box also carries the other kind when that kind's probability reaches its
+        ``second_thresholds`` value: which boxes are shown never depends on it.
         """
         probs = self.probabilities(rows)
         close = close_rendering(rows)
@@ -254,7 +266,15 @@ class LossRanker:
         if self.cap_factor is not None:
             # Hard-evidence boxes count too: on InfoLossQA most of them are not marked.
             chosen = chosen[: box_cap(probs, self.cap_factor)]
-        return [(row, kind, p) for _, row, kind, p in chosen]
+        index = {id(row): i for i, row in enumerate(rows)}
+        out = []
+        for _, row, kind, p in chosen:
+            other = KINDS[1 - KINDS.index(kind)]
+            p_other = float(probs[other][index[id(row)]])
+            both = (self.second_thresholds is not None
+                    and p_other >= self.second_thresholds[other])
+            out.append(Box(row, kind, p, {kind: p, other: p_other} if both else None))
+        return out
 
     def _hard(self, row: SentenceRow) -> bool:
         """Hard evidence of a loss, shown whatever the model says: the sentence lost a
@@ -272,6 +292,8 @@ class LossRanker:
                 "max_per_document": self.max_per_document, "trained_on": self.trained_on,
                 "always_classes": list(self.always_classes),
                 "cap_factor": self.cap_factor,
+                "second_thresholds": None if self.second_thresholds is None else
+                {k: round(float(v), 4) for k, v in self.second_thresholds.items()},
                 "precision": None if self.precision is None else
                 {k: v.round(4).tolist() for k, v in self.precision.items()}}
 
@@ -287,7 +309,24 @@ class LossRanker:
                    tuple(data.get("always_classes", ALWAYS_CLASSES)),
                    None if not data.get("precision") else
                    {k: np.array(data["precision"][k], dtype=float) for k in KINDS},
-                   None if data.get("cap_factor") is None else float(data["cap_factor"]))
+                   None if data.get("cap_factor") is None else float(data["cap_factor"]),
+                   None if data.get("second_thresholds") is None else
+                   {k: float(data["second_thresholds"][k]) for k in KINDS})
+
+
+@dataclass
+class Box:
+    """One chosen sentence: its primary kind and probability, and ``kind_scores`` ({kind:
+    probability} for both kinds) when it also carries the other kind, else None."""
+
+    row: SentenceRow
+    kind: str
+    probability: float
+    kind_scores: dict[str, float] | None = None
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return (self.kind, *(k for k in self.kind_scores or () if k != self.kind))
 
 
 def box_cap(probabilities: dict[str, np.ndarray], factor: float) -> int:

@@ -43,7 +43,8 @@ def ranked_losses(source: str, target: str, src_sents: list[Span], tgt_sents: li
                          tgt_sents)
     index_of = {span: i for i, span in enumerate(src_sents)}
     out = []
-    for row, kind, probability in ranker.choose(rows):
+    for box in ranker.boxes(rows):
+        row, kind, probability = box.row, box.kind, box.probability
         if kind not in wanted:
             continue
         phrase = source_phrase(source, row.span, row.missing)
@@ -57,13 +58,20 @@ def ranked_losses(source: str, target: str, src_sents: list[Span], tgt_sents: li
         if len(row.missing) > 4:
             what += f" and {len(row.missing) - 4} more"
         label = "Lost" if kind == "deletion" else "Blurred"
+        if box.kind_scores:
+            label = "Lost or blurred"
+            probability_text = ", ".join(f"{k} p={p:.2f}" for k, p in box.kind_scores.items())
+        else:
+            probability_text = f"p={probability:.2f}"
         detail = (f"{what} not in the simplification" if what else
                   f"the closest simplified sentence has similarity {row.best_similarity:.2f}"
                   + label_extra)
         suggestion = Suggestion(
             kind=kind, source_spans=[phrase], score=round(probability, 4), method="loss-ranker",
             category=categories[0] if categories else "sentence",
-            explanation=f"{label} information (p={probability:.2f}): {detail}.")
+            explanation=f"{label} information ({probability_text}): {detail}.",
+            kind_scores=None if not box.kind_scores else
+            {k: round(p, 4) for k, p in box.kind_scores.items()})
         if kind == "oversimplification":
             regions = _regions(row, tgt_sents, similarity[index_of[row.span]])
             found = rendering(source[phrase[0]:phrase[1]], target, regions, embedder,

@@ -5,7 +5,10 @@ score in [0, 1], the method that produced it and a one-line explanation shown as
 tooltip. An oversimplification whose target span was chosen as the rendering of its source
 phrase also carries that rendering's own score, ``target_score``: the cosine similarity of
 the two (MiniLM; :func:`.phrase_rendering.rendering`), so a weak rendering can be told from
-a confident box. Annotators accept or dismiss it, which is how per-kind precision is measured.
+a confident box. A deletion / oversimplification box where both kinds are likely carries
+both (issue #29): ``kind`` is the primary one (what accepting it creates) and
+``kind_scores`` the probability of each ({kind: p}); None for a single-kind suggestion.
+Annotators accept or dismiss it, which is how per-kind precision is measured.
 
 ``suggest`` and ``suggest_many`` live in :mod:`annotator.align.pipeline` and are
 re-exported here and from :mod:`annotator.align`.
@@ -30,6 +33,12 @@ class Suggestion:
     explanation: str = ""
     category: str | None = None
     target_score: float | None = None
+    kind_scores: dict[str, float] | None = None
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """Every kind the suggestion carries, the primary one first."""
+        return (self.kind, *(k for k in self.kind_scores or () if k != self.kind))
 
     def to_dict(self) -> dict:
         """JSON-ready dict with a stable key order."""
@@ -43,6 +52,8 @@ class Suggestion:
             "method": self.method,
             "explanation": self.explanation,
             "category": self.category,
+            "kind_scores": (None if not self.kind_scores else
+                            {k: round(float(v), 4) for k, v in self.kind_scores.items()}),
         }
 
     def sort_key(self) -> tuple:

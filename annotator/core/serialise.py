@@ -47,6 +47,7 @@ def suggestion_to_dict(suggestion, action: str | None = None) -> dict[str, Any]:
     return {"id": suggestion.id, "kind": suggestion.kind,
             "source_spans": suggestion.source_spans, "target_spans": suggestion.target_spans,
             "score": suggestion.score, "target_score": suggestion.target_score,
+            "kind_scores": suggestion.kind_scores,
             "method": suggestion.method,
             "explanation": suggestion.explanation, "category": suggestion.category,
             "action": action}

@@ -27,7 +27,7 @@ from annotator.study.projects import project_schema
 
 # What a stored suggestion keeps of an engine suggestion (align.suggestions.Suggestion).
 # Besides the kind and spans, these may change when a recomputed suggestion updates its row.
-UPDATABLE_FIELDS = ("score", "target_score", "method", "explanation", "category")
+UPDATABLE_FIELDS = ("score", "target_score", "kind_scores", "method", "explanation", "category")
 
 
 def suggestion_row(suggestion, **columns) -> Suggestion:
@@ -136,15 +136,16 @@ def _pair(doc: Document) -> dict:
 def loss_suggestion_marks(session: Session, project: Project) -> dict:
     """document external id -> the stored deletion / oversimplification suggestions as
     marks of :mod:`annotator.agreement.prehighlight_agreement` (keyed like the agreement
-    input's documents)."""
-    rows = session.execute(select(Document.external_id, Suggestion.kind, Suggestion.source_spans)
+    input's documents); a suggestion carrying both kinds is a mark of both."""
+    rows = session.execute(select(Document.external_id, Suggestion.kind, Suggestion.source_spans,
+                                  Suggestion.kind_scores)
                            .select_from(Suggestion)
                            .join(Document, Document.id == Suggestion.document_id)
                            .where(Document.project_id == project.id,
                                   Suggestion.kind.in_(("deletion", "oversimplification"))))
     out: dict[str, list] = {}
-    for doc_id, kind, spans in rows:
-        mark = Mark.of(kind, spans or [])
+    for doc_id, kind, spans, kind_scores in rows:
+        mark = Mark.of(kind, spans or [], also=[k for k in kind_scores or () if k != kind])
         if mark is not None:
             out.setdefault(str(doc_id), []).append(mark)
     return out

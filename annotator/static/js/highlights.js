@@ -27,6 +27,27 @@ export function kindLabel(kind) {
   return KIND_LABELS[kind] || kind.replace(/_/g, " ");
 }
 
+/** What a suggestion is called: its kind, or "Deletion or oversimplification" for a loss
+ *  box carrying both kinds (`kind_scores`, the primary kind first; accepting it creates an
+ *  edit of the primary kind, whose type stays changeable). */
+export function suggestionLabel(s) {
+  const kinds = suggestionKinds(s);
+  if (kinds.length < 2) return kindLabel(s.kind);
+  return kinds.map((k, i) => (i ? kindLabel(k).toLowerCase() : kindLabel(k))).join(" or ");
+}
+
+/** Its score: "score 0.42", or each kind's probability ("oversimplification 0.42 · deletion 0.31"). */
+export function suggestionScores(s) {
+  const kinds = suggestionKinds(s);
+  if (kinds.length < 2) return `score ${Number(s.score).toFixed(2)}`;
+  return kinds.map((k) => `${kindLabel(k).toLowerCase()} ${Number(s.kind_scores[k]).toFixed(2)}`).join(" · ");
+}
+
+/** The kinds a suggestion carries, its own kind first (a stored JSON object keeps no order). */
+function suggestionKinds(s) {
+  return [s.kind, ...Object.keys(s.kind_scores || {}).filter((k) => k !== s.kind)];
+}
+
 /** Suggestions still to handle whose kind is switched on. */
 export function visibleSuggestions(state) {
   return state.suggestions.filter((s) => !s.action && !state.hiddenKinds.has(s.kind));
@@ -63,7 +84,7 @@ export function sideLayers(state, side) {
   }
   const suggs = [];
   for (const s of visibleSuggestions(state)) {
-    for (const { start, end } of suggestionSpans(s, side)) suggs.push({ id: s.id, kind: s.kind, start, end });
+    for (const { start, end } of suggestionSpans(s, side)) suggs.push({ id: s.id, kind: s.kind, kind_scores: s.kind_scores, start, end });
   }
   const boundaries = new Set();
   for (const l of [...edits, ...suggs]) { boundaries.add(l.start); boundaries.add(l.end); }
@@ -93,7 +114,7 @@ export function paint(segments, layers, state) {
       if (el.hasAttribute("role")) { el.removeAttribute("role"); el.removeAttribute("aria-label"); el.removeAttribute("aria-roledescription"); }
       continue;
     }
-    const names = [...new Set([...suggs.map((x) => `${kindLabel(x.kind)} suggestion`), ...edits.map((x) => x.label)])];
+    const names = [...new Set([...suggs.map((x) => `${suggestionLabel(x)} suggestion`), ...edits.map((x) => x.label)])];
     // A named group (a mark cannot carry a name): screen readers announce what the
     // highlight is, then its text.
     el.setAttribute("role", "group");

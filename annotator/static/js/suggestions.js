@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { el, fill } from "./dom.js";
 import { optionLabel, snippet } from "./edit_form.js";
-import { kindLabel, visibleSuggestions } from "./highlights.js";
+import { kindLabel, suggestionLabel, suggestionScores, visibleSuggestions } from "./highlights.js";
 import { suggestionSpans } from "./spans.js";
 import { snapshot } from "./undo.js";
 
@@ -131,10 +131,10 @@ export function makeSuggestions(ctx) {
     box.classList.add("open");
     fill(box,
       el("div", { class: "card-head" },
-        el("span", { class: `kind-badge sg-${s.kind}` }, kindLabel(s.kind)),
+        el("span", { class: `kind-badge sg-${s.kind}` }, suggestionLabel(s)),
         el("span", { class: "muted" }, `${list.findIndex((x) => x.id === s.id) + 1} of ${list.length}`)),
       el("p", { class: "explanation" }, s.explanation || "(no explanation)"),
-      el("p", { class: "muted small" }, `score ${Number(s.score).toFixed(2)} · ${s.method}${s.category ? " · " + categoryLabel(s) : ""}`),
+      el("p", { class: "muted small" }, `${suggestionScores(s)} · ${s.method}${s.category ? " · " + categoryLabel(s) : ""}`),
       ...quote("source", s.source_spans || []), ...quote("target", s.target_spans || []),
       ctx.locked() ? null : el("div", { class: "card-actions" },
         el("button", { type: "button", class: "primary small", onclick: () => accept(s.id) }, "Accept ", el("kbd", {}, "a")),
@@ -172,7 +172,7 @@ export function watchTooltips(ctx, containers) {
     const lines = [];
     for (const id of (seg.dataset.suggs || "").split(" ").filter(Boolean)) {
       const s = ctx.suggestions.find(Number(id));
-      if (s) lines.push(el("div", { class: "tip-sugg" }, el("strong", {}, kindLabel(s.kind)), ` · score ${Number(s.score).toFixed(2)}`, el("br"), s.explanation || ""));
+      if (s) lines.push(el("div", { class: "tip-sugg" }, el("strong", {}, suggestionLabel(s)), ` · ${suggestionScores(s)}`, el("br"), s.explanation || ""));
     }
     for (const key of (seg.dataset.edits || "").split(" ").filter(Boolean)) {
       const e = ctx.edits.find(key);
