@@ -60,3 +60,33 @@ def test_a_two_kind_box_names_both_kinds_and_accepts_as_its_primary_kind(
     assert stored["kind_scores"] == {"oversimplification": 0.42, "deletion": 0.31}
     assert next(s for s in data["suggestions"] if s["id"] == ids[0])["kind_scores"] is None
     assert errors == []
+
+
+def test_a_two_kind_box_shows_while_either_of_its_kinds_is_switched_on(
+        page, live_server, study, database):
+    """A lead who looks at deletions only still sees the boxes that may be deletions."""
+    errors = watch_errors(page)
+    aid = study["assignments"]["ana"][0]
+    both = {"kind": "oversimplification", "score": 0.42,
+            "kind_scores": {"oversimplification": 0.42, "deletion": 0.31},
+            "source_spans": [list(span(SOURCE, "Numeric Rating Scale (NRS)"))],
+            "explanation": "Lost or blurred information"}
+    single = {"kind": "deletion", "score": 0.91,
+              "source_spans": [list(span(SOURCE, "double-blind, placebo-controlled"))],
+              "explanation": "Study-design terms with no counterpart in the simplification"}
+    prepare(database, aid, suggestions=[single, both])
+    browser_login(page, live_server, "ana")
+    open_page(page, live_server, aid)
+    toggle = "#kind-toggles label.sg-{} input"
+    count = "#kind-toggles label.sg-{} .count"
+    assert page.locator(count.format("deletion")).inner_text() == "2"
+    assert page.locator(count.format("oversimplification")).inner_text() == "1"
+    boxed = "[aria-label*='Oversimplification or deletion suggestion']"
+    page.locator(toggle.format("oversimplification")).uncheck()
+    assert page.locator(boxed).count() >= 1   # deletion is still on
+    page.locator(toggle.format("deletion")).uncheck()
+    assert page.locator(boxed).count() == 0
+    assert page.locator("[aria-label*='Deletion suggestion']").count() == 0
+    page.locator(toggle.format("oversimplification")).check()
+    assert page.locator(boxed).count() >= 1
+    assert errors == []

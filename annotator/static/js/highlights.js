@@ -44,13 +44,15 @@ export function suggestionScores(s) {
 }
 
 /** The kinds a suggestion carries, its own kind first (a stored JSON object keeps no order). */
-function suggestionKinds(s) {
+export function suggestionKinds(s) {
   return [s.kind, ...Object.keys(s.kind_scores || {}).filter((k) => k !== s.kind)];
 }
 
-/** Suggestions still to handle whose kind is switched on. */
+/** Suggestions still to handle with a kind switched on (a box carrying two kinds shows
+ *  while either is on: a lead who looks at deletions only sees every likely deletion). */
 export function visibleSuggestions(state) {
-  return state.suggestions.filter((s) => !s.action && !state.hiddenKinds.has(s.kind));
+  return state.suggestions.filter((s) => !s.action
+    && suggestionKinds(s).some((kind) => !state.hiddenKinds.has(kind)));
 }
 
 /** Colour a type's swatch (buttons, menu, edit list) with the pattern of its bar. */

@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { el, fill } from "./dom.js";
 import { optionLabel, snippet } from "./edit_form.js";
-import { kindLabel, suggestionLabel, suggestionScores, visibleSuggestions } from "./highlights.js";
+import { kindLabel, suggestionKinds, suggestionLabel, suggestionScores, visibleSuggestions } from "./highlights.js";
 import { suggestionSpans } from "./spans.js";
 import { snapshot } from "./undo.js";
 
@@ -100,14 +100,14 @@ export function makeSuggestions(ctx) {
 
   const renderToggles = () => {
     const box = ctx.els.kinds;
-    const kinds = [...new Set(state.suggestions.map((s) => s.kind))];
+    const kinds = [...new Set(state.suggestions.flatMap(suggestionKinds))];
     if (!kinds.length) { box.replaceChildren(); return; }
     box.replaceChildren(el("span", { class: "kinds-label" }, "Suggestions"), ...kinds.map((kind) => {
-      const open = state.suggestions.filter((s) => s.kind === kind && !s.action).length;
+      const open = state.suggestions.filter((s) => suggestionKinds(s).includes(kind) && !s.action).length;
       const input = el("input", { type: "checkbox", checked: !state.hiddenKinds.has(kind), dataset: { kind } });
       input.addEventListener("change", () => {
         if (input.checked) state.hiddenKinds.delete(kind); else state.hiddenKinds.add(kind);
-        if (state.focusSugg && find(state.focusSugg)?.kind === kind) state.focusSugg = null;
+        if (state.focusSugg && !visibleSuggestions(state).some((s) => s.id === state.focusSugg)) state.focusSugg = null;
         ctx.render();
       });
       return el("label", { class: `kind-toggle sg-${kind}`, title: `Show or hide ${kindLabel(kind).toLowerCase()} suggestions` },
