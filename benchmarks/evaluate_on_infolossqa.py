@@ -40,12 +40,12 @@ import loss_thresholds  # noqa: E402
 import numpy as np  # noqa: E402
 from infolossqa_data import DEFAULT_DATA, load  # noqa: E402
 
+from annotator.agreement.document_folds import folds  # noqa: E402
 from annotator.agreement.prehighlight_agreement import (  # noqa: E402
     LOSS_KINDS,
     Mark,
     any_loss,
     between_annotators,
-    folds,
     machine_against_annotators,
     ratio_interval,
     ratio_resamples,

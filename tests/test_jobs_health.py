@@ -30,7 +30,8 @@ def test_healthz_reports_each_check_and_never_writes(app, database):
         body = missing.get_json()
         assert (body["database"], body["migrations"], body["worker"]) == (
             "ok", "current", "missing")
-        assert body["revision"]["database"] == body["revision"]["code"] == ["0009_jobs"]
+        assert body["revision"]["database"] == body["revision"]["code"] == [
+            "0010_suggestion_kind_scores"]
         assert client.get("/healthz?skip=worker").status_code == 200
         refused = client.get("/healthz?skip=worker,disk")
         assert refused.status_code == 400 and "got 'disk'" in refused.get_json()["message"]

@@ -2,13 +2,12 @@
 
 import pytest
 
+from annotator.agreement.document_folds import fold_of, folds
 from annotator.agreement.prehighlight_agreement import (
     Counts,
     Mark,
     any_loss,
     between_annotators,
-    fold_of,
-    folds,
     machine_against_annotators,
     match,
     per_annotator,

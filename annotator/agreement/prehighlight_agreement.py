@@ -20,9 +20,9 @@ suggestions are A, each annotator in turn is B. Kinds are normalised so that Thr
 InfoLossQA labels count as the tool's kinds (omission = deletion, fuzzy concept =
 oversimplification).
 
-Cross-validation over documents: :func:`folds` splits document ids into K folds by a hash
-of the id (stable across runs and machines), so anything tuned on the other folds is
-scored only on documents it never saw. :func:`ratio_resamples` gives the document
+Cross-validation over documents: :func:`.document_folds.folds` splits document ids into K
+folds by a hash of the id (stable across runs and machines), so anything tuned on the other
+folds is scored only on documents it never saw. :func:`ratio_resamples` gives the document
 bootstrap of the ratio (percentile method, :mod:`.bootstrap`), paired across machines.
 
 Pure: plain data in, plain numbers out (no Flask, no SQLAlchemy).
@@ -30,7 +30,6 @@ Pure: plain data in, plain numbers out (no Flask, no SQLAlchemy).
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Iterable, Mapping, Sequence
@@ -38,6 +37,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from annotator.agreement.bootstrap import multiplicities, summarize
+from annotator.agreement.document_folds import folds
 from annotator.core.vocabulary import EDIT_TYPE_OF_INFOLOSSQA_CATEGORY
 
 Span = tuple[int, int]
@@ -188,22 +188,6 @@ def per_annotator(docs: Annotations, machine: Mapping[str, Sequence[Mark]]) -> d
                     with_people += match(by_annotator[other], by_annotator[name])
         out[name] = {"pre-highlights": with_machine.to_dict(),
                      "other annotators": with_people.to_dict()}
-    return out
-
-
-def fold_of(doc_id: str, k: int, split: int = 0) -> int:
-    """Stable fold number of a document id (a hash, not Python's salted ``hash``).
-    ``split`` > 0 gives another split of the same documents (repeated cross-validation)."""
-    key = str(doc_id) if not split else f"{split}:{doc_id}"
-    digest = hashlib.sha256(key.encode()).digest()
-    return int.from_bytes(digest[:4], "big") % k
-
-
-def folds(doc_ids: Iterable[str], k: int, split: int = 0) -> list[list[str]]:
-    """Document ids split into ``k`` folds by :func:`fold_of`, each sorted."""
-    out: list[list[str]] = [[] for _ in range(k)]
-    for doc_id in sorted({str(d) for d in doc_ids}):
-        out[fold_of(doc_id, k, split)].append(doc_id)
     return out
 
 
