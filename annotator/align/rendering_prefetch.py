@@ -13,7 +13,7 @@ analyse and embeds them together; the embedder's per-text cache then answers the
 rendering search.
 
 This repeats the choice ``ranked_losses`` makes (the same sentence rows, the same
-ranker, the same phrase) and costs about 2% of the analysis. If the two ever disagree,
+ranker, the same phrase) and costs about 2% of the CPU time. If the two ever disagree,
 only speed suffers: a phrase embedded here that is not searched is wasted work, and a
 searched phrase not embedded here is embedded by the search itself, as before.
 """
