@@ -101,6 +101,41 @@ def test_long_batches_are_split_without_changing_the_vectors(monkeypatch):
 
 
 
+def test_gelu_in_place_and_by_blocks_is_the_exact_erf_gelu(monkeypatch):
+    """The in-place, block-by-block GELU (issue #29) gives the bits of one pass over the
+    whole array, and x * Phi(x) with the exact erf within float32 noise."""
+    import math
+
+    import annotator.align.minilm as minilm
+
+    x = np.random.default_rng(29).normal(0.0, 3.0, size=(37, 1536)).astype(np.float32)
+    x[0, :4] = [0.0, -0.0, 40.0, -40.0]
+    whole = x.copy()
+    monkeypatch.setattr(minilm, "_GELU_BLOCK", 10 ** 9)
+    assert minilm._gelu(whole) is whole
+    blocks = x.copy()
+    monkeypatch.setattr(minilm, "_GELU_BLOCK", 5000)   # 3 rows per block, the last short
+    minilm._gelu(blocks)
+    assert np.array_equal(whole, blocks)
+    exact = np.array([v * 0.5 * (1.0 + math.erf(v / math.sqrt(2.0))) for v in x.ravel()[:3000]])
+    assert np.allclose(whole.ravel()[:3000], exact, rtol=1e-5, atol=1e-6)
+    assert whole[0, 2] == np.float32(40.0) and whole[0, 3] == 0.0
+
+
+def test_layer_norm_in_place_is_the_formula():
+    from annotator.align.minilm import _layer_norm
+
+    rng = np.random.default_rng(7)
+    x = rng.normal(1.0, 2.0, size=(3, 5, 384)).astype(np.float32)
+    weight, bias = rng.normal(size=384).astype(np.float32), rng.normal(size=384).astype(np.float32)
+    mean = x.mean(axis=-1, keepdims=True)
+    expected = (x - mean) / np.sqrt(((x - mean) ** 2).mean(axis=-1, keepdims=True) + 1e-12) \
+        * weight + bias
+    scratch = x.copy()
+    assert _layer_norm(scratch, weight, bias, 1e-12) is scratch
+    assert np.array_equal(scratch, expected)
+
+
 def test_batches_by_token_count_give_each_text_its_own_vector():
     """Texts of similar length in characters but not in word pieces ("0.5 mg/kg i.v." is
     many pieces, "appointment" one): batched together they get the vectors each gets alone."""

@@ -79,6 +79,16 @@ def test_word_spans_equal_nltk_span_tokenize_on_fuzzed_strings():
         assert sentence_word_spans(text) == list(tokenizer.span_tokenize(text)), repr(text)
 
 
+@pytest.mark.parametrize("word", ["cannot", "Cannot", "GONNA", "gotta", "lemme", "wanna",
+                                  "gimme", "whatcha", "whaddya", "mg", "p53", "T2", "²", "½",
+                                  "naïve", "αβ", "IL6", "x"])
+def test_words_of_letters_and_digits_tokenize_as_nltk_does(word):
+    """Such words skip NLTK (one token each) unless a contraction rule splits them."""
+    tokenizer = NLTKWordTokenizer()
+    for text in (f"a {word} b.", f"{word} b", f"({word} {word}) {word}\n{word}."):
+        assert sentence_word_spans(text) == list(tokenizer.span_tokenize(text)), text
+
+
 def test_word_spans_split_final_periods_of_every_sentence():
     text = "It lasted 12 weeks. Then it stopped."
     assert word_tokens(text) == ["It", "lasted", "12", "weeks", ".", "Then", "it", "stopped", "."]

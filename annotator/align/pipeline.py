@@ -26,6 +26,7 @@ from .embeddings import Embedder, HashingEmbedder, default_embedder, default_mod
 from .headings import without_headings
 from .loss_ranker import ranker_from_settings
 from .ranked_losses import ranked_losses
+from .rendering_prefetch import rendering_phrases
 from .sentence_alignment import align_sentences
 from .settings import AlignSettings
 from .suggestions import Suggestion
@@ -353,7 +354,7 @@ _inherited: dict = {}
 
 def _preload_for_fork(spec) -> None:
     """Do in the parent, once, what every forked worker would otherwise do on its own:
-    import NLTK's word tokenizer (about 2 s of CPU, mostly importing scipy.stats) and load
+    import NLTK's word tokenizer (0.2 s; see ``text._word_tokenizer_class``) and load
     the model (weights are memory-mapped, so nothing is copied). Texts are not encoded
     here: a tokenizer that has run in parallel before a fork falls back to one thread."""
     _tokenizer()
@@ -379,31 +380,52 @@ def _init_worker(detectors, settings, embedder, with_alignment=False):
 BATCH_PAIRS = 4
 
 
-def _sentences_of(pair: dict, settings: AlignSettings) -> list[str]:
-    """The sentences :func:`analyse_pair` will embed for ``pair`` (none with given pairs)."""
+def _sentences_of(pair: dict, settings: AlignSettings) -> tuple | None:
+    """``(source, target, source sentences, target sentences)`` as :func:`analyse_pair`
+    bounds and splits ``pair`` (None with given sentence pairs: nothing to embed ahead)."""
     if pair.get("sentence_pairs") is not None:
-        return []
-    out = []
-    for side in ("source", "target"):
-        text = _bounded(pair.get(side) or "", settings.max_chars)
-        out += [text[s:e] for s, e in split_sentences(text)[: settings.max_sentences]]
-    return out
+        return None
+    source, target = (_bounded(pair.get(side) or "", settings.max_chars)
+                      for side in ("source", "target"))
+    return (source, target, split_sentences(source)[: settings.max_sentences],
+            split_sentences(target)[: settings.max_sentences])
 
 
 def _embed_together(pairs: list[dict]) -> None:
     """Embed the sentences of several pairs in one call: the encoder batches texts of
     similar length, and across documents there are more of them to choose from, so less
     padding is computed (issue #29); the embedder's per-sentence cache (and its kept token
-    vectors) then serves each pair's analysis."""
+    vectors) then serves each pair's analysis. Then the source phrases whose renderings
+    the pairs' oversimplification boxes will search for, in one call too
+    (:mod:`.rendering_prefetch`)."""
     settings = _worker_state.get("settings") or AlignSettings()
     detectors = _worker_state.get("detectors")
     wanted = set(ALL_DETECTORS if detectors is None else detectors)
     embedder = _worker_state.get("embedder")
     if not wanted & _NEEDS_SIMILARITY or isinstance(embedder, HashingEmbedder):
         return
-    texts = list(dict.fromkeys(t for pair in pairs for t in _sentences_of(pair, settings)))
-    if texts:
-        (embedder or default_embedder()).encode(texts)
+    embedder = embedder or default_embedder()
+    split = [sides for sides in (_sentences_of(pair, settings) for pair in pairs) if sides]
+    texts = list(dict.fromkeys(text[s:e] for source, target, src_sents, tgt_sents in split
+                               for text, spans in ((source, src_sents), (target, tgt_sents))
+                               for s, e in spans))
+    if not texts:
+        return
+    embedder.encode(texts)
+    if not ("oversimplification" in wanted and settings.rank_losses
+            and settings.contextual_renderings):
+        return
+    ranker = ranker_from_settings(settings.loss_model)
+    phrases = []
+    for source, target, src_sents, tgt_sents in split:
+        if not src_sents or not tgt_sents:
+            continue
+        similarity = (embedder.encode([source[s:e] for s, e in src_sents])
+                      @ embedder.encode([target[s:e] for s, e in tgt_sents]).T)
+        phrases += rendering_phrases(source, target, src_sents, tgt_sents, similarity, ranker,
+                                     settings.deletion_similarity_threshold)
+    if phrases:
+        embedder.encode(list(dict.fromkeys(phrases)))
 
 
 def _chunk(pairs: list[dict]) -> list[tuple]:
@@ -411,12 +433,25 @@ def _chunk(pairs: list[dict]) -> list[tuple]:
     return [_one(pair) for pair in pairs]
 
 
-def _chunks(pairs: Iterable[dict], size: int) -> Iterator[list[dict]]:
+def _chunks(pairs: Iterable[dict], size: int, workers: int = 1) -> Iterator[list[dict]]:
+    """Consecutive pairs in chunks of ``size``; with several workers and a known number of
+    pairs the chunks shrink towards the end, to at most a ``2 x workers``-th of the pairs
+    left (guided self-scheduling, Polychronopoulos & Kuck 1987). A chunk is one task of the
+    pool: with equal chunks the last one runs alone while the other workers wait (issue
+    #29: one 4-pair chunk of 36 abstracts, about 1.5 s of one core idle); small last
+    chunks let the workers finish together."""
+    left = len(pairs) if workers > 1 and hasattr(pairs, "__len__") else None
     chunk: list[dict] = []
     for pair in pairs:
         chunk.append(pair)
-        if len(chunk) == size:
+        if left is not None:
+            limit = max(1, min(size, -(-left // (2 * workers))))
+        else:
+            limit = size
+        if len(chunk) == limit:
             yield chunk
+            if left is not None:
+                left -= len(chunk)
             chunk = []
     if chunk:
         yield chunk
@@ -468,7 +503,7 @@ def suggest_many(pairs: Iterable[dict], *, workers: int = 1, detectors=None,
     try:
         with ctx.Pool(workers, initializer=_init_worker,
                       initargs=(detectors, settings, spec, with_alignment)) as pool:
-            for results in pool.imap(_chunk, _chunks(pairs, BATCH_PAIRS)):
+            for results in pool.imap(_chunk, _chunks(pairs, BATCH_PAIRS, workers)):
                 for result in results:
                     done += 1
                     if progress:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import click
 
 from annotator.config import Config
 from annotator.core.strict_json import MAX_INTEGER
-from annotator.db import Database
+
+if TYPE_CHECKING:  # SQLAlchemy and the models cost ~0.4 s: only commands that open one
+    from annotator.db import Database
 
 # Imports inside functions: each command loads only what it runs, so `annotator --help`
 # and the light commands start fast (benchmarks/bench_cli_startup.py measures it).
@@ -20,6 +23,8 @@ SEED = click.IntRange(0, MAX_INTEGER)
 
 def open_database(upgrade: bool = True) -> Database:
     """The database every command works on (ANNOTATOR_DATABASE_URL or instance/)."""
+    from annotator.db import Database
+
     database = Database(Config.from_env().database_url)
     if upgrade:
         database.upgrade()
