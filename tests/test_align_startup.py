@@ -64,3 +64,14 @@ def test_when_nltk_is_already_loaded_nothing_is_hidden():
         "print(json.dumps({'spans': word_spans('" + WORDS + "'),\n"
         "                  'scipy': 'scipy' in sys.modules}))\n")
     assert found == {"spans": SPANS, "scipy": True}
+
+
+def test_the_align_command_uses_a_worker_per_core_for_many_pairs_and_one_for_a_few(monkeypatch):
+    """One process would leave numpy's BLAS a spinning thread per core on a busy machine."""
+    from annotator.align import pipeline
+
+    monkeypatch.setattr(pipeline.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert [pipeline.auto_workers(n) for n in (0, 1, 7, 8, 36, 1000)] == [1, 1, 1, 2, 2, 2]
+    monkeypatch.setattr(pipeline.os, "sched_getaffinity", lambda pid: set(range(8)),
+                        raising=False)
+    assert [pipeline.auto_workers(n) for n in (4, 12, 36)] == [1, 3, 8]

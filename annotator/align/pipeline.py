@@ -12,6 +12,7 @@ Order of work for one (source, target) pair:
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sys
 from typing import Callable, Iterable, Iterator
 
@@ -378,6 +379,19 @@ def _init_worker(detectors, settings, embedder, with_alignment=False):
 
 # Pairs whose sentences are embedded together before any of them is analysed.
 BATCH_PAIRS = 4
+
+
+def auto_workers(pair_count: int) -> int:
+    """Worker processes for ``pair_count`` pairs when the caller did not say: one per core
+    this process may use, at most one per :data:`BATCH_PAIRS` pairs (a pool costs more than
+    it saves on a handful). One process would leave numpy's BLAS a thread per core, which
+    spins without progress when other work holds a core (docs/align.md: on a loaded 2-core
+    machine the 36 abstracts took 33-91 s in one process, 11-19 s with two workers)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, pair_count // BATCH_PAIRS))
 
 
 def _sentences_of(pair: dict, settings: AlignSettings) -> tuple | None:

@@ -16,6 +16,7 @@ import click
 
 from annotator.align import ALL_DETECTORS, STRING_DETECTORS, AlignSettings, suggest_many
 from annotator.align.embeddings import HashingEmbedder
+from annotator.align.pipeline import auto_workers
 from annotator.core.records import (
     IngestError,
     Problem,
@@ -90,8 +91,8 @@ def _parse_detectors(value: str | None, no_embeddings: bool) -> set[str] | None:
 @click.option("--detectors", default=None, metavar="a,b",
               help="Comma-separated pre-highlighters to run (default: all): "
                    + ", ".join(sorted(ALL_DETECTORS)) + ".")
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
-              help="Worker processes.")
+@click.option("--workers", default=None, type=click.IntRange(1, 64),
+              help="Worker processes (default: one per core, at most one per four pairs).")
 @click.option("--no-embeddings", is_flag=True,
               help="Skip the embedding model: string-based detectors only, sentences aligned "
                    "by word overlap.")
@@ -110,6 +111,7 @@ def align(file: str, detectors: str | None, workers: int, no_embeddings: bool,
         sys.exit(2)
     embedder = HashingEmbedder() if no_embeddings else None
     settings = AlignSettings(contextual_renderings=contextual_renderings)
+    workers = workers or auto_workers(len(records))
     for pair_id, suggestions in suggest_many(records, workers=workers, detectors=wanted,
                                              embedder=embedder, settings=settings):
         click.echo(json.dumps({"id": pair_id, "suggestions": [s.to_dict() for s in suggestions]},
