@@ -84,9 +84,11 @@ def test_learn_chooses_its_operating_point_on_out_of_fold_probabilities(monkeypa
         return choose(ranker, docs_, rows_of_, **kwargs)
 
     monkeypatch.setattr(learning, "choose_thresholds", spy)
-    model = learn(docs, None, rows_of=rows_of)
+    model = learn(docs, None, rows_of=rows_of, inner_folds=4)
     assert set(seen) == {d.id for d in docs}
     assert all(0.0 < t < 1.0 for t in model.thresholds.values())
     seen.clear()
     learn(docs, None, rows_of=rows_of, inner_folds=1)
-    assert seen == {}   # the refitted model's own probabilities, as before
+    assert seen == {}   # the refitted model's own probabilities
+    learn(docs, None, rows_of=rows_of)
+    assert seen == {}   # the default (learning.INNER_FOLDS, see why there)
