@@ -206,11 +206,16 @@ def main() -> None:
     parser.add_argument("--no-precision-floor", action="store_true",
                         help="choose thresholds and cap by F1 alone, not among the operating "
                              "points at least as precise as the experts (as before)")
+    parser.add_argument("--inner-folds", type=int, default=learning.INNER_FOLDS,
+                        help="choose each fit's operating point on out-of-fold probabilities "
+                             "of this many inner folds of its documents (1: on the fitted "
+                             "model's own probabilities, as before)")
     loss_thresholds.add_option(parser)
     args = parser.parse_args()
     two_kinds = not args.single_kind
     if args.no_precision_floor:
         learning.PRECISION_FLOOR = False
+    learning.INNER_FOLDS = args.inner_folds
 
     docs = load(args.data)
     gold = {i: {name: [m if args.all_spans else Mark(m.kind, m.spans[:1]) for m in marks]

@@ -88,3 +88,25 @@ def test_learn_keeps_precision_at_least_the_annotators_when_it_can():
     assert between_annotators(gold).precision == 1.0
     assert precision(False) < 1.0
     assert precision(True) == 1.0
+
+
+def test_boxes_are_ranked_by_the_probability_of_either_kind_not_by_the_ratio_to_a_threshold():
+    """Sentence A: oversimplification 0.15 against a threshold of 0.05 (three times it);
+    sentence B: deletion 0.80 against 0.50 (1.6 times). With room for one box, B is shown:
+    an expert marks it far more likely, whatever each kind's threshold."""
+    n = len(default_ranker().mean)
+    features = [np.zeros(n), np.zeros(n)]
+    features[1][0] = 1.0
+    rows = [SentenceRow((0, 10), features[0]), SentenceRow((20, 30), features[1])]
+    logit = lambda p: math.log(p / (1 - p))  # noqa: E731
+    weights = {"deletion": np.r_[logit(0.8) + 6.0, np.zeros(n - 1), -6.0],
+               "oversimplification": np.r_[-6.0 - logit(0.15), np.zeros(n - 1), logit(0.15)]}
+    ranker = LossRanker(np.zeros(n), np.ones(n), weights,
+                        {"deletion": 0.5, "oversimplification": 0.05}, max_per_document=2)
+    probs = ranker.probabilities(rows)
+    assert math.isclose(probs["deletion"][1], 0.8) and math.isclose(
+        probs["oversimplification"][0], 0.15)
+    assert [(row.span, kind) for row, kind, _ in ranker.choose(rows)] == [
+        ((20, 30), "deletion"), ((0, 10), "oversimplification")]
+    one = dataclasses.replace(ranker, max_per_document=1)
+    assert [(row.span, kind) for row, kind, _ in one.choose(rows)] == [((20, 30), "deletion")]

@@ -229,8 +229,9 @@ class LossRanker:
         """The boxes to suggest, best first, each with its kind(s) and probabilities.
 
         One suggestion per sentence, of the kind whose probability clears its threshold by
-        the larger factor; the ``max_per_document`` strongest, plus every sentence with hard
-        evidence of a loss, at its own probability.
+        the larger factor; the ``max_per_document`` strongest (by the larger of the two
+        probabilities), plus every sentence with hard evidence of a loss, at its own
+        probability.
 
         In a close rendering (:func:`close_rendering`) every box takes its kind from the
         text, as docs/rules.md §3.3 defines the kinds: a deletion when no simplified sentence
@@ -254,15 +255,21 @@ class LossRanker:
             ratio, probability = ratios[kind], float(probs[kind][i])
             if close and (row.uncovered or row.cut_out):
                 kind = "deletion"
+            # Best first: the model's picks before the hard-evidence boxes, each group by
+            # the probability that an expert marks the sentence in either kind (what the
+            # box cap counts, and what a box carrying both kinds is matched on), not by
+            # the ratio to a threshold, which favours a kind whose threshold is low.
+            strength = max(float(probs[k][i]) for k in KINDS)
             if ratio >= 1.0:
-                picked.append((ratio, row, kind, probability))
+                picked.append(((1, strength), row, kind, probability))
             elif self._hard(row):
-                floor.append((ratio, row, kind, probability))
-        picked.sort(key=lambda p: -p[0])
+                floor.append(((0, strength), row, kind, probability))
+        picked.sort(key=lambda p: p[0], reverse=True)
         # Beyond the cap, the model's own picks stay when they lost an item of those classes.
         floor += [p for p in picked[self.max_per_document:]
                   if any(m.content_class in self.always_classes for m in p[1].missing)]
-        chosen = sorted(picked[: self.max_per_document] + floor, key=lambda p: -p[0])
+        chosen = sorted(picked[: self.max_per_document] + floor, key=lambda p: p[0],
+                        reverse=True)
         if self.cap_factor is not None:
             # Hard-evidence boxes count too: on InfoLossQA most of them are not marked.
             chosen = chosen[: box_cap(probs, self.cap_factor)]
