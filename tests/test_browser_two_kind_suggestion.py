@@ -22,19 +22,24 @@ from tests.conftest import browser_login
 pytestmark = pytest.mark.browser
 
 
-def test_a_two_kind_box_names_both_kinds_and_accepts_as_its_primary_kind(
-        page, live_server, study, database):
-    errors = watch_errors(page)
-    aid = study["assignments"]["ana"][0]
+def _suggestions() -> list[dict]:
+    """A single-kind deletion, then a box carrying both kinds (oversimplification first)."""
+    single = {"kind": "deletion", "score": 0.91,
+              "source_spans": [list(span(SOURCE, "double-blind, placebo-controlled"))],
+              "explanation": "Study-design terms with no counterpart in the simplification"}
     both = {"kind": "oversimplification", "score": 0.42,
             "kind_scores": {"oversimplification": 0.42, "deletion": 0.31},
             "source_spans": [list(span(SOURCE, "Numeric Rating Scale (NRS)"))],
             "target_spans": [list(span(TARGET, "a survey"))],
             "explanation": "Lost or blurred information"}
-    single = {"kind": "deletion", "score": 0.91,
-              "source_spans": [list(span(SOURCE, "double-blind, placebo-controlled"))],
-              "explanation": "Study-design terms with no counterpart in the simplification"}
-    ids = prepare(database, aid, suggestions=[single, both])["suggestions"]
+    return [single, both]
+
+
+def test_a_two_kind_box_names_both_kinds_and_accepts_as_its_primary_kind(
+        page, live_server, study, database):
+    errors = watch_errors(page)
+    aid = study["assignments"]["ana"][0]
+    ids = prepare(database, aid, suggestions=_suggestions())["suggestions"]
     browser_login(page, live_server, "ana")
     open_page(page, live_server, aid)
 
@@ -67,14 +72,7 @@ def test_a_two_kind_box_shows_while_either_of_its_kinds_is_switched_on(
     """A lead who looks at deletions only still sees the boxes that may be deletions."""
     errors = watch_errors(page)
     aid = study["assignments"]["ana"][0]
-    both = {"kind": "oversimplification", "score": 0.42,
-            "kind_scores": {"oversimplification": 0.42, "deletion": 0.31},
-            "source_spans": [list(span(SOURCE, "Numeric Rating Scale (NRS)"))],
-            "explanation": "Lost or blurred information"}
-    single = {"kind": "deletion", "score": 0.91,
-              "source_spans": [list(span(SOURCE, "double-blind, placebo-controlled"))],
-              "explanation": "Study-design terms with no counterpart in the simplification"}
-    prepare(database, aid, suggestions=[single, both])
+    prepare(database, aid, suggestions=_suggestions())
     browser_login(page, live_server, "ana")
     open_page(page, live_server, aid)
     toggle = "#kind-toggles label.sg-{} input"
