@@ -54,7 +54,7 @@ def _word_tokenizer_class():
     for name in hidden:
         sys.modules[name] = None  # makes ``import name`` raise ImportError
     try:
-        from nltk.tokenize import NLTKWordTokenizer
+        from nltk.tokenize import NLTKWordTokenizer  # late, with the optional imports hidden
 
         return NLTKWordTokenizer
     except ImportError:
@@ -67,7 +67,7 @@ def _word_tokenizer_class():
     finally:
         for name in hidden:
             del sys.modules[name]
-    from nltk.tokenize import NLTKWordTokenizer
+    from nltk.tokenize import NLTKWordTokenizer  # late: first use only (docstring)
 
     return NLTKWordTokenizer
 
