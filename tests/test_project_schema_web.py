@@ -12,8 +12,9 @@ import pytest
 from sqlalchemy import event, select
 
 from annotator.models import AdjudicationQueueEntry, AuditEvent, Document, Project, User
-from annotator.operations.schema_revision import REVISED, digest
+from annotator.operations.schema_revision import digest
 from annotator.study.accounts import create_user
+from annotator.study.schema_history import REVISED
 from tests.conftest import PASSWORD
 from tests.test_issue30_gets_never_write import WRITE
 from tests.test_lead_study_web import THRESH, Lead, upload

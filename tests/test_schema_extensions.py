@@ -141,7 +141,7 @@ def test_project_schema_revision_applies_when_everything_stays_valid(env, tmp_pa
             AuditEvent.action == "project.schema_revised"))
         assert event.details["changes"] == ["edit type praise added"]
         assert "name: praise" not in event.details["yaml_before"]
-        from annotator.operations.schema_revision import revisions
+        from annotator.study.schema_history import revisions
 
         assert [r["changes"] for r in revisions(session, project)] == [
             ["edit type praise added"]]

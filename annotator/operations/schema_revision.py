@@ -20,13 +20,12 @@ from sqlalchemy.orm import Session, selectinload
 from annotator.adjudication.queue import project_changed
 from annotator.annotate.store import ValidationFailed, missing_for_done
 from annotator.core.shown import got
-from annotator.models import Assignment, AuditEvent, Document, Edit, Project
+from annotator.models import Assignment, Document, Edit, Project
 from annotator.schemas import Schema
 from annotator.schemas.answers import validate_fields
 from annotator.study import audit
 from annotator.study.projects import project_schema
-
-REVISED = "project.schema_revised"
+from annotator.study.schema_history import REVISED
 
 
 class SchemaRevisionRefused(ValueError):
@@ -182,16 +181,3 @@ def revise_schema(session: Session, project: Project, new: Schema,
     project_changed(session, project.id)  # entries name disputed fields of the schema
     session.flush()
     return revision
-
-
-def revisions(session: Session, project: Project) -> list[dict]:
-    """The project's schema revisions, oldest first (for release manifests)."""
-    events = session.scalars(select(AuditEvent).where(
-        AuditEvent.project_id == project.id, AuditEvent.action == REVISED)
-        .order_by(AuditEvent.id)).all()
-    return [{"at": e.created_at.isoformat(timespec="seconds") if e.created_at else None,
-             "schema_before": e.details.get("schema_before"),
-             "schema_after": e.details.get("schema_after"),
-             "sha256_before": e.details.get("sha256_before"),
-             "sha256_after": e.details.get("sha256_after"),
-             "changes": e.details.get("changes", [])} for e in events]

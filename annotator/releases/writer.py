@@ -39,7 +39,6 @@ from annotator.core.safe_paths import file_component
 from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.core.stable_json import json_text, jsonl_text, stable
 from annotator.models import Assignment, Document, Project
-from annotator.operations.schema_revision import revisions as schema_revisions
 from annotator.releases.browse import valid_version
 from annotator.releases.formats import gold_csv_text
 from annotator.releases.results import results_files
@@ -47,6 +46,7 @@ from annotator.releases.store import VersionTaken, find_release, store_release
 from annotator.study import audit
 from annotator.study.guideline_text import GuidelineNotFound, guideline_markdown
 from annotator.study.projects import project_schema
+from annotator.study.schema_history import revisions as schema_revisions
 
 
 class ReleaseError(Exception):
