@@ -12,6 +12,7 @@ from sqlalchemy import create_engine, inspect, text
 from annotator.cli import main
 from annotator.operations.backup import PG_DUMP_MAGIC, SQLITE_MAGIC
 from tests.conftest import fresh_database_url
+from tests.helpers import table_count
 
 
 def run(*args: str, ok: bool = True) -> str:
@@ -28,14 +29,6 @@ def release_checksums(database_url: str) -> list[tuple]:
             "JOIN release_files f ON f.release_id = r.id ORDER BY r.version, f.name")).all()
     engine.dispose()
     return [tuple(row) for row in rows]
-
-
-def row_count(database_url: str, table: str) -> int:
-    engine = create_engine(database_url)
-    with engine.connect() as connection:
-        count = connection.execute(text(f"SELECT count(*) FROM {table}")).scalar_one()
-    engine.dispose()
-    return count
 
 
 @pytest.fixture
@@ -71,10 +64,10 @@ def test_backup_then_restore_gives_identical_exports_and_release_checksums(
     assert "8 file(s) match" in run("release", "verify", "--folder", tmp_path / "v1")
 
     # A second restore into the now populated database is refused and changes nothing.
-    users = row_count(restored_url, "users")
+    users = table_count(restored_url, "users")
     again = run("restore", backup, ok=False)
     assert "is not empty" in again and "restore only into a new, empty database" in again
-    assert row_count(restored_url, "users") == users
+    assert table_count(restored_url, "users") == users
 
 
 def test_restore_refuses_what_is_not_a_backup_of_this_kind(env, database, tmp_path,
