@@ -9,7 +9,13 @@ inside it is merged into its explanation instead of becoming a box of its own.
 
 from __future__ import annotations
 
-from .loss_ranker import WHOLE_SENTENCE_THRESHOLD, LossRanker, SentenceRow, sentence_rows
+from .loss_ranker import (
+    WHOLE_SENTENCE_THRESHOLD,
+    Box,
+    LossRanker,
+    SentenceRow,
+    sentence_rows,
+)
 from .phrase_rendering import rendering, source_phrase
 from .suggestions import Suggestion
 
@@ -34,20 +40,31 @@ def _regions(row: SentenceRow, tgt_sents, similarity_row) -> list[Span]:
     return [tgt_sents[best]]
 
 
+def planned_boxes(source: str, target: str, src_sents: list[Span], tgt_sents: list[Span],
+                  similarity, ranker: LossRanker,
+                  whole_sentence_threshold: float = WHOLE_SENTENCE_THRESHOLD,
+                  ) -> list[tuple[Box, Span]]:
+    """The boxes the ranker chooses for this pair, best first, each with its source phrase:
+    what :func:`ranked_losses` turns into suggestions, and what :mod:`.rendering_prefetch`
+    reads ahead to embed the phrases together."""
+    rows = sentence_rows(source, target, src_sents, similarity, whole_sentence_threshold,
+                         tgt_sents)
+    return [(box, source_phrase(source, box.row.span, box.row.missing))
+            for box in ranker.boxes(rows)]
+
+
 def ranked_losses(source: str, target: str, src_sents: list[Span], tgt_sents: list[Span],
                   similarity, groups, candidates: list[Suggestion], ranker: LossRanker,
                   embedder, wanted: set[str],
                   whole_sentence_threshold: float = WHOLE_SENTENCE_THRESHOLD,
                   contextual_renderings: bool = False) -> list[Suggestion]:
-    rows = sentence_rows(source, target, src_sents, similarity, whole_sentence_threshold,
-                         tgt_sents)
     index_of = {span: i for i, span in enumerate(src_sents)}
     out = []
-    for box in ranker.boxes(rows):
+    for box, phrase in planned_boxes(source, target, src_sents, tgt_sents, similarity, ranker,
+                                     whole_sentence_threshold):
         row, kind, probability = box.row, box.kind, box.probability
         if kind not in wanted:
             continue
-        phrase = source_phrase(source, row.span, row.missing)
         reasons = [c for c in candidates if any(_overlaps(sp, row.span) for sp in c.source_spans)]
         if not row.missing and any(c.method == "sentence-similarity" for c in reasons):
             label_extra = "; no simplified sentence covers it"

@@ -12,18 +12,17 @@ pieces. :mod:`.pipeline` asks this module for the phrases of the documents it is
 analyse and embeds them together; the embedder's per-text cache then answers the
 rendering search.
 
-This repeats the choice ``ranked_losses`` makes (the same sentence rows, the same
-ranker, the same phrase) and costs about 2% of the CPU time. If the two ever disagree,
-only speed suffers: a phrase embedded here that is not searched is wasted work, and a
-searched phrase not embedded here is embedded by the search itself, as before.
+The phrases come from :func:`~annotator.align.ranked_losses.planned_boxes`, the choice
+``ranked_losses`` makes itself, so the two cannot disagree; computing it twice costs about
+2% of the CPU time.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .loss_ranker import LossRanker, sentence_rows
-from .phrase_rendering import source_phrase
+from .loss_ranker import LossRanker
+from .ranked_losses import planned_boxes
 
 Span = tuple[int, int]
 
@@ -35,11 +34,6 @@ def rendering_phrases(source: str, target: str, src_sents: list[Span], tgt_sents
     this pair (the arguments are those it is called with), in its order."""
     if not src_sents or not tgt_sents:
         return []
-    rows = sentence_rows(source, target, src_sents, similarity, whole_sentence_threshold,
-                         tgt_sents)
-    phrases = []
-    for row, kind, _ in ranker.choose(rows):
-        if kind == "oversimplification":
-            start, end = source_phrase(source, row.span, row.missing)
-            phrases.append(source[start:end])
-    return phrases
+    return [source[start:end] for box, (start, end) in planned_boxes(
+        source, target, src_sents, tgt_sents, similarity, ranker, whole_sentence_threshold)
+        if box.kind == "oversimplification"]
