@@ -29,7 +29,7 @@ from flask import (
 from annotator.releases import ReleaseError, list_releases, release_file, verify_release
 from annotator.releases.building import queue_release, releases_in_progress
 from annotator.releases.export import zip_chunks, zip_name
-from annotator.releases.store import find_release
+from annotator.releases.store import find_release, project_releases
 from annotator.releases.verify import listed_file_problem
 from annotator.web.access import db, lead_required, load_user, project_for_lead
 from annotator.web.jobs_panel import worker_alive
@@ -70,7 +70,7 @@ def releases_status(project_id: int):
     project = project_for_lead(project_id)
     return jsonify({
         "in_progress": [r.to_dict() for r in releases_in_progress(db(), project)],
-        "stored": [m["version"] for m in list_releases(db(), project)],
+        "stored": [r.version for r in project_releases(db(), project)],  # no manifest read
         "worker_alive": worker_alive(),
     })
 
