@@ -105,7 +105,8 @@ def auc(scores: np.ndarray, positive: np.ndarray) -> float:
 
 def by_threshold(gold: Gold, score: dict, kind: str = DELETION) -> tuple[float, float]:
     """The best deletion F1 over thresholds on ``score[(document, expert, edit)]`` (deletion
-    at or above it; thresholds: every distinct score), and that threshold."""
+    at or above it; thresholds: 60 quantiles of the distinct scores, or all of them when
+    fewer), and that threshold."""
     values = np.unique(np.fromiter(score.values(), float))
     candidates = np.quantile(values, np.linspace(0, 1, min(len(values), 60)))
     best = (0.0, float("nan"))
