@@ -24,6 +24,7 @@ The machine's own boxes are measured by ``evaluate_on_infolossqa.py``; this scri
 what perfect placement would leave of the deletion target (ratio >= 0.8).
 
     python benchmarks/evaluate_deletion_ceiling.py [--data DIR] [--folds 5] [--draws 5]
+        [--plot docs/figures/deletion_ceiling.png]
 """
 
 from __future__ import annotations
@@ -153,6 +154,36 @@ def ranker_scores(gold: Gold, docs, k: int, embedder) -> dict:
     return out
 
 
+def draw(path: Path, curve: list[tuple[float, float]], ours: tuple[float, float],
+         experts_auc: float) -> None:
+    """The deletion ratio at an expert's places against the kind score's AUC, with the
+    target, the loss ranker's point and the experts' own kind agreement marked."""
+    import matplotlib  # only for --plot
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=110)
+    ax.plot(*zip(*curve), marker="o", color="#3465a4",
+            label="a kind score of this AUC (simulated)")
+    ax.axhline(TARGET, color="#cc0000", linestyle="--", label=f"target: ratio {TARGET}")
+    ax.axvline(experts_auc, color="#555555", linestyle=":",
+               label=f"the experts with each other (AUC {experts_auc:.2f})")
+    ax.scatter([ours[0]], [ours[1]], marker="D", color="#f57900", zorder=3,
+               label=f"the loss ranker's kinds (AUC {ours[0]:.2f})")
+    ax.set_xlabel("how well the kind score tells deletion from oversimplification (AUC)")
+    ax.set_ylabel("deletion ratio at an expert's own places")
+    ax.set_title("What the deletion target would take", fontsize=11)
+    ax.set_xlim(0.48, 1.02)
+    ax.set_ylim(0, 1.1)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+
+
 def main() -> None:
     sys.stdout.reconfigure(line_buffering=True)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -160,6 +191,8 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--draws", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--plot", type=Path, default=None,
+                        help="draw the deletion ratio against the kind score's AUC (PNG)")
     args = parser.parse_args()
     started = time.perf_counter()
     docs = load(args.data)
@@ -199,12 +232,17 @@ def main() -> None:
           f"{args.draws} draws):")
     print("  AUC   deletion ratio")
     enough = None
+    curve = []
     for target in AUC_GRID:
         reached = float(np.mean([ratio(by_threshold(gold, simulated_scores(gold, target, rng))[0])
                                  for _ in range(args.draws)]))
+        curve.append((target, reached))
         print(f"  {target:.2f}  {reached:.2f}")
         if enough is None and reached >= TARGET:
             enough = target
+    if args.plot:
+        draw(args.plot, curve, (ours, ratio(f1)), (tpr + tnr) / 2)
+        print(f"wrote {args.plot}")
     print(f"\nat an expert's own places the deletion ratio reaches {TARGET} with a kind score "
           f"of AUC {enough if enough is not None else '> 1'}; the loss ranker's: "
           f"{ours:.2f}; the experts with each other: {(tpr + tnr) / 2:.2f}; total time "

@@ -101,7 +101,7 @@ def test_the_script_on_a_slice_of_the_real_data(tmp_path):
     data = _slice(tmp_path)
     result = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "evaluate_deletion_ceiling.py"), "--data",
-         str(data), "--folds", "3", "--draws", "1"],
+         str(data), "--folds", "3", "--draws", "1", "--plot", str(tmp_path / "ceiling.png")],
         capture_output=True, text=True, timeout=900, cwd=ROOT,
         env={**os.environ, "HF_HUB_OFFLINE": "1"})
     out = result.stdout
@@ -117,3 +117,5 @@ def test_the_script_on_a_slice_of_the_real_data(tmp_path):
     # on the same documents finds a more lenient one.
     assert float(rows[-1][1]) >= 1.0
     assert "the deletion ratio reaches 0.8 with a kind score of AUC" in out
+    picture = (tmp_path / "ceiling.png").read_bytes()
+    assert picture.startswith(b"\x89PNG") and len(picture) > 10_000
