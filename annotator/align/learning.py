@@ -180,20 +180,18 @@ def choose_thresholds(ranker: LossRanker, docs: list[LearningDocument],
     cap = ranker.cap_factor
     second = dict(ranker.second_thresholds or {k: NEVER for k in KINDS})
 
+    def counts(thresholds, cap_factor, seconds, kind=None):
+        marks = _marks_at(ranker, docs, rows_of, thresholds, cap_factor,
+                          seconds if two_kinds else None, models_of)
+        return machine_against_annotators(gold, marks, kind)
+
     def f1(thresholds, cap_factor, seconds, kind=None):
-        trial = LossRanker(ranker.mean, ranker.scale, ranker.weights, thresholds,
-                           ranker.max_per_document, always_classes=ranker.always_classes,
-                           cap_factor=cap_factor, second_thresholds=seconds if two_kinds else None)
-        marks = machine_marks(trial, docs, rows_of, models_of)
-        return machine_against_annotators(gold, marks, kind).f1 or 0.0
+        return counts(thresholds, cap_factor, seconds, kind).f1 or 0.0
 
     def pooled(thresholds, cap_factor, seconds):
         """(precise enough?, F1) of an operating point: the floor first, then F1."""
-        trial = LossRanker(ranker.mean, ranker.scale, ranker.weights, thresholds,
-                           ranker.max_per_document, always_classes=ranker.always_classes,
-                           cap_factor=cap_factor, second_thresholds=seconds if two_kinds else None)
-        counts = machine_against_annotators(gold, machine_marks(trial, docs, rows_of, models_of))
-        return (floor is None or (counts.precision or 0.0) >= floor, counts.f1 or 0.0)
+        point = counts(thresholds, cap_factor, seconds)
+        return (floor is None or (point.precision or 0.0) >= floor, point.f1 or 0.0)
 
     def distance(a, b):
         return abs((a or 10.0) - (b or 10.0))
@@ -207,6 +205,17 @@ def choose_thresholds(ranker: LossRanker, docs: list[LearningDocument],
         if two_kinds:
             second = _second_search(f1, best, cap, second)
     return best, cap, (second if two_kinds else None)
+
+
+def _marks_at(ranker: LossRanker, docs: list[LearningDocument],
+              rows_of: dict[str, list[SentenceRow]], thresholds: dict[str, float],
+              cap_factor: float | None, seconds: dict[str, float] | None,
+              models_of: dict[str, LossRanker] | None = None) -> dict[str, list[Mark]]:
+    """The boxes of ``ranker``'s weights at another operating point (thresholds, cap,
+    second-kind thresholds)."""
+    trial = dataclasses.replace(ranker, thresholds=thresholds, cap_factor=cap_factor,
+                                second_thresholds=seconds)
+    return machine_marks(trial, docs, rows_of, models_of)
 
 
 def _second_search(f1, thresholds, cap, second: dict[str, float]) -> dict[str, float]:
@@ -225,9 +234,7 @@ def choose_second_thresholds(ranker: LossRanker, docs: list[LearningDocument],
     gold = {d.id: d.marks for d in docs}
 
     def f1(thresholds, cap_factor, seconds, kind=None):
-        trial = dataclasses.replace(ranker, thresholds=thresholds, cap_factor=cap_factor,
-                                    second_thresholds=seconds)
-        marks = machine_marks(trial, docs, rows_of)
+        marks = _marks_at(ranker, docs, rows_of, thresholds, cap_factor, seconds)
         return machine_against_annotators(gold, marks, kind).f1 or 0.0
 
     return _second_search(f1, ranker.thresholds, ranker.cap_factor,

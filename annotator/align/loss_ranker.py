@@ -261,26 +261,25 @@ class LossRanker:
             # the ratio to a threshold, which favours a kind whose threshold is low.
             strength = max(float(probs[k][i]) for k in KINDS)
             if ratio >= 1.0:
-                picked.append(((1, strength), row, kind, probability))
+                picked.append(((1, strength), i, kind, probability))
             elif self._hard(row):
-                floor.append(((0, strength), row, kind, probability))
+                floor.append(((0, strength), i, kind, probability))
         picked.sort(key=lambda p: p[0], reverse=True)
         # Beyond the cap, the model's own picks stay when they lost an item of those classes.
         floor += [p for p in picked[self.max_per_document:]
-                  if any(m.content_class in self.always_classes for m in p[1].missing)]
+                  if any(m.content_class in self.always_classes for m in rows[p[1]].missing)]
         chosen = sorted(picked[: self.max_per_document] + floor, key=lambda p: p[0],
                         reverse=True)
         if self.cap_factor is not None:
             # Hard-evidence boxes count too: on InfoLossQA most of them are not marked.
             chosen = chosen[: box_cap(probs, self.cap_factor)]
-        index = {id(row): i for i, row in enumerate(rows)}
         out = []
-        for _, row, kind, p in chosen:
+        for _, i, kind, p in chosen:
             other = KINDS[1 - KINDS.index(kind)]
-            p_other = float(probs[other][index[id(row)]])
+            p_other = float(probs[other][i])
             both = (self.second_thresholds is not None
                     and p_other >= self.second_thresholds[other])
-            out.append(Box(row, kind, p, {kind: p, other: p_other} if both else None))
+            out.append(Box(rows[i], kind, p, {kind: p, other: p_other} if both else None))
         return out
 
     def _hard(self, row: SentenceRow) -> bool:
