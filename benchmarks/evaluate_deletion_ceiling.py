@@ -47,7 +47,12 @@ import numpy as np  # noqa: E402
 from infolossqa_data import DEFAULT_DATA, load  # noqa: E402
 
 from annotator.agreement.document_folds import folds  # noqa: E402
-from annotator.agreement.prehighlight_agreement import Counts, Mark, match  # noqa: E402
+from annotator.agreement.prehighlight_agreement import (  # noqa: E402
+    Counts,
+    Mark,
+    match,
+    spans_overlap,
+)
 
 DELETION, OTHER = "deletion", "oversimplification"
 AUC_GRID = (0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
@@ -55,10 +60,6 @@ TARGET = 0.8   # issue #29: deletion ratio >= 0.8
 
 Gold = dict[str, dict[str, list[Mark]]]        # document -> expert -> marks
 KindOf = Callable[[str, str, Mark], Mark]      # (document, expert, edit) -> the edit re-kinded
-
-
-def _overlaps(a: Mark, b: Mark) -> bool:
-    return any(x[0] < y[1] and y[0] < x[1] for x in a.spans for y in b.spans)
 
 
 def at_expert_places(gold: Gold, kind_of: KindOf, kind: str | None = DELETION) -> Counts:
@@ -79,7 +80,8 @@ def expert_kind_agreement(gold: Gold) -> tuple[float, float, int]:
     for by in gold.values():
         for mine, theirs in permutations(sorted(by), 2):
             for m in by[mine]:
-                over = [(_shared(m, t), t.kind) for t in by[theirs] if _overlaps(m, t)]
+                over = [(_shared(m, t), t.kind) for t in by[theirs]
+                        if spans_overlap(m.spans, t.spans)]
                 if over and m.kind in hits:
                     hits[m.kind][0] += max(over)[1] == m.kind
                     hits[m.kind][1] += 1
@@ -149,7 +151,7 @@ def ranker_scores(gold: Gold, docs, k: int, embedder) -> dict:
             for expert, marks in gold[doc_id].items():
                 for m in marks:
                     under = [share[j] for j, r in enumerate(rows)
-                             if any(s < r.span[1] and r.span[0] < e for s, e in m.spans)]
+                             if spans_overlap(m.spans, (r.span,))]
                     out[(doc_id, expert, m)] = max(under, default=0.0)
     return out
 

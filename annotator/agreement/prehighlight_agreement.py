@@ -116,12 +116,18 @@ class Counts:
                 "f1": rounded(self.f1), "a_edits": self.a_total, "b_edits": self.b_total}
 
 
+def spans_overlap(a: Iterable[Sequence[int]], b: Iterable[Sequence[int]]) -> bool:
+    """Does any span of ``a`` share at least one character with any span of ``b``?"""
+    b = list(b)
+    return any(x[0] < y[1] and y[0] < x[1] for x in a for y in b)
+
+
 def _overlap(a: Mark, b: Mark) -> bool:
     if a.also or b.also:
         same = bool(set(a.kinds) & set(b.kinds))
     else:
         same = a.kind == b.kind
-    return same and any(x[0] < y[1] and y[0] < x[1] for x in a.spans for y in b.spans)
+    return same and spans_overlap(a.spans, b.spans)
 
 
 def match(a: Sequence[Mark], b: Sequence[Mark], kind: str | None = None) -> Counts:

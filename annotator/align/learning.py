@@ -30,6 +30,7 @@ from annotator.agreement.prehighlight_agreement import (
     between_annotators,
     folds,
     machine_against_annotators,
+    spans_overlap,
 )
 
 from .loss_ranker import KINDS, LossRanker, SentenceRow, fit_ranker, sentence_rows
@@ -78,7 +79,7 @@ def document_rows(doc: LearningDocument, embedder) -> list[SentenceRow]:
 
 
 def _hits(spans, row: SentenceRow) -> bool:
-    return any(s < row.span[1] and row.span[0] < e for s, e in spans)
+    return spans_overlap(spans, (row.span,))
 
 
 def training_set(docs: list[LearningDocument], rows_of: dict[str, list[SentenceRow]],
