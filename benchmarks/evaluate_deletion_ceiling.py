@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
-from infolossqa_data import DEFAULT_DATA, load  # noqa: E402
+from infolossqa_data import DEFAULT_DATA, load, scored_marks  # noqa: E402
 
 from annotator.agreement.document_folds import folds  # noqa: E402
 from annotator.agreement.prehighlight_agreement import (  # noqa: E402
@@ -199,8 +199,7 @@ def main() -> None:
     started = time.perf_counter()
     docs = load(args.data)
     # The paper's convention, as evaluate_on_infolossqa.py: an edit's first evidence span.
-    gold = {i: {n: [Mark(m.kind, m.spans[:1]) for m in ms] for n, ms in d.marks.items()}
-            for i, d in docs.items()}
+    gold = scored_marks(docs)
     experts = at_expert_places(gold, lambda d, e, m: m)
     print(f"{len(docs)} documents from {args.data}; each expert's edits scored against the "
           f"other expert's, both ways round (deletion kind)")

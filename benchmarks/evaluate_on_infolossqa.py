@@ -38,7 +38,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import loss_thresholds  # noqa: E402
 import numpy as np  # noqa: E402
-from infolossqa_data import DEFAULT_DATA, load  # noqa: E402
+from infolossqa_data import DEFAULT_DATA, load, scored_marks  # noqa: E402
 
 from annotator.agreement.document_folds import folds  # noqa: E402
 from annotator.agreement.prehighlight_agreement import (  # noqa: E402
@@ -218,8 +218,7 @@ def main() -> None:
     learning.INNER_FOLDS = args.inner_folds
 
     docs = load(args.data)
-    gold = {i: {name: [m if args.all_spans else Mark(m.kind, m.spans[:1]) for m in marks]
-                for name, marks in d.marks.items()} for i, d in docs.items()}
+    gold = scored_marks(docs, args.all_spans)
     learning_docs = {i: LearningDocument(i, d.source, d.target, gold[i]) for i, d in docs.items()}
     started = time.perf_counter()
     embedder = default_embedder()

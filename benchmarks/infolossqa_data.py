@@ -60,3 +60,11 @@ def load(data_dir: Path) -> dict[str, Document]:
 
 def annotations(docs: dict[str, Document]) -> dict[str, dict[str, list[Mark]]]:
     return {d.id: d.marks for d in docs.values()}
+
+
+def scored_marks(docs: dict[str, Document], all_spans: bool = False
+                 ) -> dict[str, dict[str, list[Mark]]]:
+    """document -> expert -> marks as the benchmarks score them: each edit by its first
+    evidence span (the paper's convention), or by every span with ``all_spans``."""
+    return {d.id: {name: [m if all_spans else Mark(m.kind, m.spans[:1]) for m in marks]
+                   for name, marks in d.marks.items()} for d in docs.values()}

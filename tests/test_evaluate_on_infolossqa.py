@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from annotator.agreement.prehighlight_agreement import Mark, between_annotators
+from annotator.agreement.prehighlight_agreement import between_annotators
 from tests.helpers import INFOLOSSQA
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,13 +34,12 @@ def test_the_benchmark_runs_on_a_slice_of_the_real_data(tmp_path):
     data = _slice(tmp_path)
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
-        from infolossqa_data import load
+        from infolossqa_data import load, scored_marks
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
     docs = load(data)
     assert len(docs) == DOCUMENTS
-    gold = {i: {n: [Mark(m.kind, m.spans[:1]) for m in ms] for n, ms in d.marks.items()}
-            for i, d in docs.items()}
+    gold = scored_marks(docs)
     experts = between_annotators(gold)
 
     result = subprocess.run(
