@@ -13,6 +13,7 @@ from annotator.agreement.prehighlight_agreement import (
     per_annotator,
     ratio_resamples,
     report_section,
+    spans_overlap,
     summary,
 )
 
@@ -178,3 +179,10 @@ def test_the_kind_agnostic_figure_lets_any_loss_edit_match_any_other():
     agnostic = between_annotators(any_loss(docs))
     assert (agnostic.a_total, agnostic.a_matched, agnostic.b_total, agnostic.b_matched) == (
         2, 1, 2, 1)
+
+
+def test_spans_overlap_needs_one_shared_character():
+    assert spans_overlap([(0, 5)], [(4, 9)])                 # character 4 is shared
+    assert not spans_overlap([(0, 5)], [(5, 9)])             # touching is not overlapping
+    assert spans_overlap([(0, 2), (10, 12)], iter([(11, 20)]))  # any pair; any iterable
+    assert not spans_overlap([], [(0, 9)])
