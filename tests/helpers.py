@@ -36,6 +36,18 @@ def infolossqa_pair(doc_id: str) -> tuple[str, str]:
     raise FileNotFoundError(f"{INFOLOSSQA}: no document {doc_id}")
 
 
+def infolossqa_pairs(n: int) -> list[dict]:
+    """The first ``n`` InfoLossQA development documents as pairs to import or align
+    (``id``, ``source``, ``target``), in the order of their Thresh exports."""
+    pairs: dict[str, dict] = {}
+    for path in sorted((INFOLOSSQA / "annotations").glob("annotations-*/*-annotations.json")):
+        for record in json.loads(path.read_text(encoding="utf-8")):
+            pairs.setdefault(str(record["id"]), {"id": str(record["id"]),
+                                                 "source": record["source"],
+                                                 "target": record["target"]})
+    return list(pairs.values())[:n]
+
+
 def write_jsonl(path: Path, records) -> Path:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
                     encoding="utf-8")

@@ -11,21 +11,11 @@ import json
 
 from annotator.align import pipeline, suggest_many
 from annotator.align.embeddings import Embedder
-from tests.helpers import INFOLOSSQA
-
-
-def _pairs(n: int) -> list[dict]:
-    pairs: dict[str, dict] = {}
-    for path in sorted((INFOLOSSQA / "annotations").glob("annotations-*/*-annotations.json")):
-        for record in json.loads(path.read_text(encoding="utf-8")):
-            pairs.setdefault(str(record["id"]), {"id": str(record["id"]),
-                                                 "source": record["source"],
-                                                 "target": record["target"]})
-    return list(pairs.values())[:n]
+from tests.helpers import infolossqa_pairs
 
 
 def test_forked_workers_give_the_suggestions_of_one_process():
-    pairs = _pairs(3)
+    pairs = infolossqa_pairs(3)
     assert len(pairs) == 3
     one = [(i, [s.to_dict() for s in out])
            for i, out in suggest_many(pairs, workers=1, embedder=Embedder())]
@@ -41,7 +31,7 @@ def test_contextual_renderings_move_only_the_rendering():
     are, their kinds or scores."""
     from annotator.align import AlignSettings
 
-    pairs = _pairs(4)
+    pairs = infolossqa_pairs(4)
     embedder = Embedder()
     assert AlignSettings().contextual_renderings
     plain = list(suggest_many(pairs, embedder=embedder,
@@ -70,7 +60,7 @@ def test_align_command_takes_window_renderings(tmp_path):
     from annotator.commands.align import align
 
     path = tmp_path / "pairs.jsonl"
-    path.write_text("".join(json.dumps(p) + "\n" for p in _pairs(2)), encoding="utf-8")
+    path.write_text("".join(json.dumps(p) + "\n" for p in infolossqa_pairs(2)), encoding="utf-8")
     plain = CliRunner().invoke(align, [str(path), "--window-renderings"])
     contextual = CliRunner().invoke(align, [str(path)])
     assert plain.exit_code == 0 and contextual.exit_code == 0, contextual.output

@@ -17,21 +17,13 @@ from annotator.config import Config
 from annotator.db import Database
 from annotator.models import Document, Project, Suggestion
 from tests.conftest import run_queued_jobs
-from tests.helpers import INFOLOSSQA, write_jsonl
+from tests.helpers import infolossqa_pairs, write_jsonl
 
 PAIRS = 5
 FIELDS = ("kind", "source_spans", "target_spans", "score", "target_score", "kind_scores",
           "method", "category", "explanation")
 
 
-def _real_pairs(n: int) -> list[dict]:
-    pairs: dict[str, dict] = {}
-    for path in sorted((INFOLOSSQA / "annotations").glob("annotations-*/*-annotations.json")):
-        for record in json.loads(path.read_text(encoding="utf-8")):
-            pairs.setdefault(str(record["id"]), {"id": str(record["id"]),
-                                                 "source": record["source"],
-                                                 "target": record["target"]})
-    return list(pairs.values())[:n]
 
 
 def ok(*args):
@@ -55,7 +47,7 @@ def _suggestions(database: Database, project: str) -> dict[str, list[tuple]]:
 
 
 def test_batches_late_order_and_identical_texts_under_another_id(env, tmp_path):
-    pairs = _real_pairs(PAIRS)
+    pairs = infolossqa_pairs(PAIRS)
     assert len(pairs) == PAIRS
     twin = {**pairs[0], "id": f"{pairs[0]['id']}-system-b"}   # the same texts, another id
     database = Database(Config.from_env().database_url)
