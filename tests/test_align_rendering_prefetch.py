@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from annotator.align import AlignSettings, pipeline, suggest_many
 from annotator.align.embeddings import Embedder
-from tests.test_align_forked_workers import _pairs
+from tests.helpers import infolossqa_pairs
 
 
 class _Recording(Embedder):
@@ -24,7 +24,7 @@ class _Recording(Embedder):
 
 
 def test_the_rendering_search_finds_every_phrase_embedded_ahead():
-    pairs = _pairs(4)
+    pairs = infolossqa_pairs(4)
     embedder = _Recording()
     pipeline._worker_state.update(detectors=None, settings=AlignSettings(), embedder=embedder)
     try:
@@ -46,7 +46,7 @@ def test_the_rendering_search_finds_every_phrase_embedded_ahead():
 
 
 def test_embedding_ahead_changes_no_suggestion(monkeypatch):
-    pairs = _pairs(4)
+    pairs = infolossqa_pairs(4)
     ahead = [(i, [s.to_dict() for s in out]) for i, out in suggest_many(pairs, embedder=Embedder())]
     monkeypatch.setattr(pipeline, "rendering_phrases", lambda *args, **kwargs: [])
     searched = [(i, [s.to_dict() for s in out])
