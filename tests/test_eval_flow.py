@@ -217,3 +217,48 @@ def test_align_command_refuses_nan_and_lone_surrogates_naming_line_and_field(tmp
     result = CliRunner().invoke(main, ["align", str(path), "--no-embeddings"])
     assert result.exit_code == 2 and f"{path}:1: field 'source'" in result.output
     assert "lone surrogate" in result.output
+
+
+@pytest.mark.parametrize("edits, field, message", [
+    ('"oops"', "edits", "must be a list of edits"),
+    ('["oops"]', "edits[0]", "must be an object"),
+    ('[{"edit_type": ["x"], "fields": {"question": "Q?"}}]', "edits[0].edit_type",
+     "must be a string"),
+    ('[{"edit_type": "deletion", "fields": "Q?"}]', "edits[0].fields", "must be an object"),
+    ('[{"edit_type": "deletion", "fields": {"question": 7}}]', "edits[0].fields.question",
+     "must be a string"),
+    ('[{"edit_type": "deletion", "fields": {"question": "Q?"}, "spans": [[1, 2]]}]',
+     "edits[0].spans", "source/target"),
+    ('[{"edit_type": "deletion", "fields": {"question": "Q?"}, "spans": {"source": [[1, 2, 3]]}}]',
+     "edits[0].spans.source[0]", "[start, end]"),
+    ('[{"edit_type": "deletion", "fields": {"question": "Q?"}, "spans": {"target": "1-2"}}]',
+     "edits[0].spans.target", "list of [start, end]"),
+])
+def test_import_references_refuses_a_malformed_gold_record_naming_file_line_and_field(
+        env, database, users, tmp_path, edits, field, message):
+    """`eval import-references` reads gold records through the importers' boundary checks: a
+    malformed record is FILE:LINE: field, exit 2, nothing stored (it was a traceback)."""
+    with database.session() as session:
+        _project(session, users, "rc", "qa-recall")
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"id": "ev-01", "edits": []}\n'
+                    f'{{"id": "ev-02", "edits": {edits}}}\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["eval", "import-references", "rc", str(gold)])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert f"{gold}:2: field '{field}'" in result.output and message in result.output, result.output
+    with database.session() as session:
+        assert session.scalar(select(func.count()).select_from(EvalQAItem)) == 0
+
+
+def test_import_references_keeps_a_span_outside_its_text_as_invalid_with_the_reason(
+        database, users, tmp_path):
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"id": "ev-01", "edits": [{"edit_type": "deletion", "fields": '
+                    '{"question": "How many?", "answer": "180."}, '
+                    '"spans": {"source": [[5, 999999]], "target": []}}]}\n', encoding="utf-8")
+    with database.session() as session:
+        project = _project(session, users, "rc", "qa-recall")
+        assert import_references(session, project, gold).stored == 1
+        item = session.scalar(select(EvalQAItem))
+        assert item.valid is False and item.evidence_spans == []
+        assert "[5, 999999] lies outside the source text" in item.problem

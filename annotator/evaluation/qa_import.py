@@ -23,6 +23,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotator.core.records import IngestError, Problem, json_lines_rows, read_text
+from annotator.core.shown import got
+from annotator.core.spans import span_problem
 from annotator.evaluation.sections import section_at
 from annotator.interop.infolossqa import EDIT_TYPE_OF_CATEGORY, _invalid_spans
 from annotator.interop.records import load_json_array, record_id, record_owner, span_pairs
@@ -128,46 +130,97 @@ def import_predictions(session: Session, project: Project, path: Path, *,
     return report
 
 
+def _reference_edits(record: dict, name: str, line: int,
+                     problems: list[Problem]) -> list[tuple[int, str, dict, list, list]]:
+    """(position, edit type, fields, evidence, rationale) of each gold edit that carries a
+    question.
+
+    A gold record is read through the importers' boundary checks: ``edits`` must be a
+    list of objects, ``fields`` an object, the question a string, and each side's spans
+    ``[[start, end], ...]`` of integers (interop.records.span_pairs); anything else is a
+    problem naming FILE:LINE and the field, never a traceback."""
+    edits = record.get("edits", [])
+    if not isinstance(edits, list):
+        problems.append(Problem(name, line, "edits", "must be a list of edits" + got(edits)))
+        return []
+    found = []
+    for k, edit in enumerate(edits):
+        where = f"edits[{k}]"
+        if not isinstance(edit, dict):
+            problems.append(Problem(name, line, where, "must be an object" + got(edit)))
+            continue
+        edit_type, fields = edit.get("edit_type", ""), edit.get("fields", {})
+        if not isinstance(edit_type, str):
+            problems.append(Problem(name, line, f"{where}.edit_type",
+                                    "must be a string" + got(edit_type)))
+            continue
+        if not isinstance(fields, dict):
+            problems.append(Problem(name, line, f"{where}.fields",
+                                    "must be an object" + got(fields)))
+            continue
+        question = fields.get("question")
+        if question is not None and not isinstance(question, str):
+            problems.append(Problem(name, line, f"{where}.fields.question",
+                                    "must be a string" + got(question)))
+            continue
+        if not question:
+            continue
+        spans = edit.get("spans", {})
+        if not isinstance(spans, dict):
+            problems.append(Problem(name, line, f"{where}.spans",
+                                    "must be an object with source/target lists" + got(spans)))
+            continue
+        before = len(problems)
+        sides = {side: span_pairs(spans.get(side), side, f"{where}.spans.{side}", name, line,
+                                  problems) for side in ("source", "target")}
+        if len(problems) == before:
+            found.append((k, edit_type, fields, [[s.start, s.end] for s in sides["source"]],
+                          [[s.start, s.end] for s in sides["target"]]))
+    return found
+
+
 def import_references(session: Session, project: Project, gold_path: Path, *,
                       name: str = "reference", user_id: int | None = None) -> QAImportReport:
-    """Reference QAs from a release's gold.jsonl (gold edits with a question)."""
+    """Reference QAs from a release's gold.jsonl (gold edits with a question).
+
+    A span outside its text is kept with ``valid = False`` and the reason, as with model
+    predictions; a structural problem anywhere aborts the file with nothing written."""
+    file_name = str(gold_path)
     documents = _documents(session, project)
     report = QAImportReport()
-    problems = []
+    problems: list[Problem] = []
     items = []
     for line, record in _rows(gold_path):
         if not isinstance(record, dict):
-            problems.append(Problem(str(gold_path), line, None, "expected a JSON object"))
+            problems.append(Problem(file_name, line, None, "expected a JSON object"))
             continue
         document = documents.get(str(record.get("id")))
         if document is None:
-            problems.append(Problem(str(gold_path), line, "id", f"document {record.get('id')!r}"
+            problems.append(Problem(file_name, line, "id", f"document {record.get('id')!r}"
                                     f" is not in project {project.name!r}"))
             continue
-        for k, edit in enumerate(record.get("edits", [])):
-            fields = edit.get("fields", {})
-            if not fields.get("question"):
-                continue
-            spans = edit.get("spans", {})
-            evidence, rationale = spans.get("source", []), spans.get("target", [])
-            bad = [s for s, text_ in ((evidence, document.source), (rationale, document.target))
-                   for a, b in s if not 0 <= a < b <= len(text_)]
+        for k, edit_type, fields, evidence, rationale in _reference_edits(record, file_name, line,
+                                                                problems):
+            texts = {"source": document.source, "target": document.target}
+            bad = next((problem for side, spans in (("source", evidence), ("target", rationale))
+                        for a, b in spans
+                        if (problem := span_problem(side, a, b, texts)) is not None), None)
             items.append(EvalQAItem(
                 project_id=project.id, document_id=document.id, origin="reference", model=name,
                 external_id=f"{document.external_id}/gold/{k + 1}",
-                category=CATEGORIES.get(edit.get("edit_type"), edit.get("edit_type", "")),
-                question=str(fields["question"]), answer=str(fields.get("answer", "")),
-                evidence_spans=evidence, rationale_spans=rationale,
-                section=section_at(document.source, evidence[0][0] if evidence else None),
-                valid=not bad, problem="span outside the text" if bad else None,
-                position=len(items) + 1))
+                category=CATEGORIES.get(edit_type, edit_type),
+                question=fields["question"], answer=str(fields.get("answer", "")),
+                evidence_spans=[] if bad else evidence, rationale_spans=[] if bad else rationale,
+                section=section_at(document.source, evidence[0][0] if evidence and not bad
+                                   else None),
+                valid=bad is None, problem=bad, position=len(items) + 1))
     if problems:
-        raise IngestError(problems)
+        raise IngestError(sorted(problems, key=lambda p: (p.file, p.line or 0)))
     session.add_all(items)
     session.flush()
     report.stored = len(items)
     report.models[name] = len(items)
     audit.record(session, "evaluation.references_imported", user_id=user_id,
                  project_id=project.id, object_type="project", object_id=project.id,
-                 file=str(gold_path), stored=report.stored)
+                 file=file_name, stored=report.stored)
     return report
