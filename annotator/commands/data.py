@@ -136,17 +136,29 @@ def import_command(project_name, files, fmt, update, annotator, name_pattern, ma
 
 def read_annotator_map(path: Path) -> dict[str, str]:
     """``{"3": "kathryn"}`` or ``3=kathryn`` lines -> user id (as text) -> name."""
-    import json
+    from annotator.core import strict_json
+    from annotator.core.records import read_text
+    from annotator.core.shown import got
 
-    text = path.read_text(encoding="utf-8") if path.is_file() else fail(
-        f"--annotator-map {path}: no such file")
+    if not path.is_file():
+        fail(f"--annotator-map {path}: no such file")
+    try:
+        text = read_text(path)  # UTF-8 refused byte by byte, with the file named
+    except IngestError as exc:
+        fail(str(exc), 2)
     if text.lstrip().startswith("{"):
+        # The importers' strict reader: NaN, huge integers, NUL, lone surrogates refused.
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            fail(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})")
-        if not all(isinstance(v, str) and v.strip() for v in data.values()):
-            fail(f"{path}: every user id must map to a name (a non-empty string)")
+            data = strict_json.loads(text)
+        except strict_json.StrictJSONError as exc:
+            fail(f"{path}: {exc}", 2)
+        if not isinstance(data, dict):
+            fail(f"{path}: expected one JSON object of user id -> name", 2)
+        for key, value in data.items():
+            if not isinstance(value, str) or not value.strip() or strict_json.value_problem(
+                    value):
+                fail(f"{path}: field {key!r}: every user id must map to a name (a "
+                     "non-empty string)" + got(value), 2)
         return {str(k): v.strip() for k, v in data.items()}
     found = {}
     for number, line in enumerate(text.splitlines(), start=1):
@@ -154,7 +166,7 @@ def read_annotator_map(path: Path) -> dict[str, str]:
             continue
         user_id, _, name = line.partition("=")
         if not user_id.strip() or not name.strip():
-            fail(f"{path}:{number}: expected ID=NAME, got {line.strip()!r}")
+            fail(f"{path}:{number}: expected ID=NAME, got {line.strip()!r}", 2)
         found[user_id.strip()] = name.strip()
     return found
 

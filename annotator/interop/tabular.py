@@ -25,6 +25,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from annotator.core import strict_json
 from annotator.core.records import IngestError, Problem
 from annotator.core.shown import got
 from annotator.core.strict_json import seconds_problem
@@ -301,8 +302,8 @@ def _typed(cell: str, spec) -> Any:
         return cell
     if spec.type == "multichoice":
         try:
-            items = json.loads(cell)
-        except json.JSONDecodeError:
+            items = strict_json.loads(cell)  # NaN/Infinity are not choices: kept as text
+        except strict_json.StrictJSONError:
             return cell
         return [choice_to_value(spec, i)[1] for i in items] if isinstance(items, list) else cell
     return choice_to_value(spec, cell)[1]
