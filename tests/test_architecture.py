@@ -1,6 +1,7 @@
 """The layering the project promises (docs/architecture.md): the pure stages (align/,
-agreement/) and the shared concepts (core/) import no web or database library, directly or
-through anything they import; only a stage's store.py talks to the database."""
+agreement/, meta_evaluation/) and the shared concepts (core/) import no web or database
+library, directly or through anything they import; only a stage's store.py talks to the
+database."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "annotator"
 FORBIDDEN = {"flask", "flask_wtf", "werkzeug", "sqlalchemy", "alembic"}
-PURE = ("align", "agreement", "core")
+PURE = ("align", "agreement", "core", "meta_evaluation")
 # The input boundary's readers and rules outside those folders: every file reader checks a
 # whole file with these before anything is stored, so they must not need the database.
 PURE_READERS = ("annotator.interop.records", "annotator.annotate.modes",

@@ -1,4 +1,4 @@
-"""Evaluation commands: `annotator eval import-qa|import-references|sample|assign|
+"""Evaluation commands: `annotator eval import-qa|import-references|sample|assign|metrics|
 mine-recall|calibrate|route` and `annotator results PROJECT --format csv|json`."""
 
 from __future__ import annotations
@@ -176,3 +176,73 @@ def results(project_name, fmt, out):
         click.echo(f"written to {out}")
     else:
         click.echo(text, nl=False)
+
+
+@eval_group.command("metrics")
+@click.argument("human", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("metrics_table", metavar="METRICS",
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--on", "on", required=True, help="Key column(s) joining the tables: COL[,COL].")
+@click.option("--human", "human_column", required=True,
+              help="The human score's column in HUMAN.")
+@click.option("--rater", default=None,
+              help="Rater column: HUMAN holds one row per item and rater; items average them.")
+@click.option("--z-normalise", "z_normalise", is_flag=True,
+              help="Standardise each rater's scores first (mean 0, population sd 1).")
+@click.option("--where", "where", multiple=True,
+              help="COL=VALUE: keep only matching rows (in each table that has COL).")
+@click.option("--metrics", "metric_names", default=None,
+              help="Metric columns a,b,c (default: every numeric column that is not a key).")
+@click.option("--level", type=click.Choice(["item", "system"]), default="item",
+              show_default=True)
+@click.option("--system", default=None, help="System column (needed for --level system).")
+@click.option("--bootstrap", "resamples", type=click.IntRange(0, 100_000), default=1000,
+              show_default=True, help="Bootstrap resamples for the intervals (0: none).")
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
+              show_default=True)
+@click.option("--tau-like-threshold", "tau_like_threshold", type=float, default=None,
+              help="WMT tau-like over same-item pairs whose human scores differ by more.")
+@click.option("--item", "item_column", default=None,
+              help="Column naming the item that pairs share (default: first --on column "
+                   "that is not --system).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def metrics_command(human, metrics_table, on, human_column, rater, z_normalise, where,
+                    metric_names, level, system, resamples, seed, ci, tau_like_threshold,
+                    item_column, as_json):
+    """Judge automatic metrics against human scores: Pearson, Spearman, Kendall tau-b/c
+    with bootstrap intervals, AUC-ROC when the human score is binary, WMT tau-like, and
+    pairwise comparisons (Williams, paired bootstrap; Holm-adjusted)."""
+    from annotator.core.problems import IngestError
+    from annotator.meta_evaluation.report import Options, evaluate, text_table
+    from annotator.meta_evaluation.tables import filtered, join, parse_where, read_table
+
+    keys = [c.strip() for c in on.split(",") if c.strip()]
+    try:
+        conditions = parse_where(list(where))
+    except ValueError as exc:
+        fail(str(exc), 2)
+    if level == "system" and not system:
+        fail("--level system needs --system COLUMN", 2)
+    if tau_like_threshold is not None:
+        item_column = item_column or next((k for k in keys if k != system), None)
+        if item_column not in keys:
+            fail(f"--item {item_column!r} must be one of the --on columns", 2)
+    try:
+        tables = [read_table(human), read_table(metrics_table)]
+        unknown = [c for c, _ in conditions if all(c not in t.columns for t in tables)]
+        if unknown:
+            fail(f"--where {unknown[0]!r}: neither table has that column", 2)
+        joined = join(*(filtered(t, conditions) for t in tables), keys, human_column,
+                      rater=rater, z_normalise=z_normalise, system=system,
+                      not_metrics=tuple(c for c, _ in conditions),
+                      metric_names=[m.strip() for m in metric_names.split(",") if m.strip()]
+                      if metric_names else None)
+    except IngestError as exc:
+        fail(str(exc), 2)
+    if len(joined.keys) < 2:
+        fail(f"only {len(joined.keys)} item(s) are in both tables: nothing to correlate", 2)
+    report = evaluate(joined, Options(level=level, resamples=resamples, seed=seed, ci=ci,
+                                      tau_like_threshold=tau_like_threshold,
+                                      item_column=item_column))
+    click.echo(json.dumps(report, indent=2) if as_json else text_table(report))

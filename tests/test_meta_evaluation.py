@@ -1,0 +1,215 @@
+"""Judging metrics against human scores (`annotator eval metrics`): the statistics against
+scipy and scikit-learn on generated data, hand-worked cases for what those libraries lack
+(Williams' test, WMT tau-like, Holm-Bonferroni), the bootstrap's fast paths against scipy on
+the expanded resamples, the tables' join and errors, and the command end to end."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from scipy import stats
+from sklearn.metrics import roc_auc_score
+
+from annotator.cli import main
+from annotator.meta_evaluation import correlation
+from annotator.meta_evaluation.bootstrap import (
+    bootstrap_correlations,
+    resample_counts,
+    weighted_kendall,
+)
+from annotator.meta_evaluation.tables import human_scores, join, read_table
+
+
+def _data(n=80, seed=3, ties=True):
+    rng = np.random.default_rng(seed)
+    human = rng.integers(-1, 2, n).astype(float) if ties else rng.normal(size=n)
+    metric = np.round(human + rng.normal(0, 1.5, n), 1 if ties else 6)
+    return human, metric
+
+
+@pytest.mark.parametrize("ties", [True, False])
+def test_correlations_equal_scipy(ties):
+    human, metric = _data(ties=ties)
+    assert correlation.pearson(human, metric) == pytest.approx(
+        stats.pearsonr(human, metric).statistic, abs=1e-12)
+    assert correlation.spearman(human, metric) == pytest.approx(
+        stats.spearmanr(human, metric).statistic, abs=1e-12)
+    assert correlation.kendall_b(human, metric) == pytest.approx(
+        stats.kendalltau(human, metric).statistic, abs=1e-12)
+    assert correlation.kendall_c(human, metric) == pytest.approx(
+        stats.kendalltau(human, metric, variant="c").statistic, abs=1e-12)
+
+
+def test_a_constant_side_has_no_correlation():
+    assert math.isnan(correlation.pearson(np.ones(5), np.arange(5.0)))
+    assert math.isnan(correlation.kendall_b(np.arange(5.0), np.ones(5)))
+
+
+def test_every_resample_equals_scipy_on_the_expanded_resample():
+    human, metric = _data(n=60)
+    counts = resample_counts(60, 25, seed=7)
+    assert (counts.sum(axis=1) == 60).all()
+    found = bootstrap_correlations(human, {"m": metric}, counts)["m"]
+    for r in range(25):
+        i = np.repeat(np.arange(60), counts[r].astype(int))
+        h, m = human[i], metric[i]
+        assert found["pearson"][r] == pytest.approx(stats.pearsonr(h, m).statistic, abs=1e-9)
+        assert found["spearman"][r] == pytest.approx(stats.spearmanr(h, m).statistic, abs=1e-9)
+        assert found["kendall_b"][r] == pytest.approx(stats.kendalltau(h, m).statistic,
+                                                      abs=1e-9)
+        assert found["kendall_c"][r] == pytest.approx(
+            stats.kendalltau(h, m, variant="c").statistic, abs=1e-9)
+
+
+def test_weighted_kendall_with_weights_is_kendall_of_the_repeated_items():
+    human = np.array([1.0, 2.0, 2.0, 3.0, 5.0])
+    metric = np.array([0.3, 0.1, 0.4, 0.4, 0.9])
+    counts = np.array([[1.0, 2.0, 0.0, 1.0, 1.0], [0.0, 0.0, 3.0, 1.0, 1.0]])
+    tau_b, tau_c = weighted_kendall(counts, human, metric)
+    for r, row in enumerate(counts):
+        i = np.repeat(np.arange(5), row.astype(int))
+        assert tau_b[r] == pytest.approx(stats.kendalltau(human[i], metric[i]).statistic)
+        assert tau_c[r] == pytest.approx(stats.kendalltau(human[i], metric[i],
+                                                          variant="c").statistic)
+
+
+def test_williams_test_hand_worked():
+    # r12 = .5, r13 = .3, r23 = .4, n = 50:
+    # K = 1 - .25 - .09 - .16 + 2(.5)(.3)(.4) = .62
+    # t = .2 sqrt(49 (1.4) / (2 (.62) 49/47 + (.8^2 / 4)(.6^3))) = .2 sqrt(68.6 / 1.327336)
+    t, p = correlation.williams_test(0.5, 0.3, 0.4, 50)
+    assert t == pytest.approx(0.2 * math.sqrt(68.6 / (2 * 0.62 * 49 / 47 + 0.16 * 0.216)))
+    assert t == pytest.approx(1.4378, abs=1e-4)
+    assert p == pytest.approx(2 * stats.t.sf(t, 47))
+    assert correlation.williams_test(0.4, 0.4, 0.2, 30)[0] == 0  # equal correlations
+    assert math.isnan(correlation.williams_test(0.5, 0.3, 0.4, 3)[0])
+
+
+def test_holm_bonferroni_hand_worked():
+    # sorted 0.005 (x4 = .02), 0.01 (x3 = .03), 0.03 (x2 = .06), 0.04 (x1, kept at .06)
+    adjusted = correlation.holm_bonferroni([0.01, 0.04, 0.03, 0.005])
+    assert adjusted == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert correlation.holm_bonferroni([0.4, 0.5]) == pytest.approx([0.8, 0.8])
+    both = correlation.holm_bonferroni([0.01, math.nan])
+    assert both[0] == pytest.approx(0.01) and math.isnan(both[1])
+
+
+def test_tau_like_hand_worked():
+    # item x: A, B, C with human 10, 50, 80 and metric .1, .3, .2; threshold 25:
+    # (A, B) concordant, (A, C) concordant, (B, C) discordant; item y's pair differs by 10
+    # (not counted); item z's metric tie counts as discordant.
+    items = np.array(["x", "x", "x", "y", "y", "z", "z"])
+    human = np.array([10, 50, 80, 50, 60, 0, 100], dtype=float)
+    metric = np.array([0.1, 0.3, 0.2, 0.9, 0.1, 0.5, 0.5])
+    assert correlation.tau_like(items[:5], human[:5], metric[:5], 25) == (
+        pytest.approx(1 / 3), 3)
+    assert correlation.tau_like(items, human, metric, 25) == (0.0, 4)
+    assert math.isnan(correlation.tau_like(items[:5], human[:5], metric[:5], 100)[0])
+
+
+def test_binary_scores_against_scikit_learn_and_by_hand():
+    human = np.array([0, 0, 1, 1, 0, 1], dtype=float)
+    metric = np.array([0.1, 0.4, 0.35, 0.8, 0.2, 0.9])
+    scores = correlation.binary_scores(human, metric)
+    assert scores.auc == pytest.approx(roc_auc_score(human, metric))
+    # at >= 0.35: 3 flagged (0.35, 0.8, 0.9 positive; 0.4 negative -> 4 flagged, 3 right)
+    # gives P .75 R 1 F1 .857; at >= 0.8: P 1, R 2/3, F1 .8: the best is 0.35.
+    assert scores.threshold == pytest.approx(0.35) and scores.best_f1 == pytest.approx(6 / 7)
+    assert scores.optimistic and correlation.is_binary(human)
+    assert not correlation.is_binary(np.array([0.0, 1.0, 2.0]))
+
+
+def _write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_raters_are_z_normalised_then_averaged(tmp_path):
+    # r1 gives 1, 2, 3 (mean 2, population sd sqrt(2/3)); r2 gives 10, 10, 40 (mean 20,
+    # sd sqrt(200)); item a = ((1-2)/sqrt(2/3) + (10-20)/sqrt(200)) / 2
+    table = read_table(_write(tmp_path / "h.csv", "id,rater,score\na,r1,1\nb,r1,2\nc,r1,3\n"
+                                                  "a,r2,10\nb,r2,10\nc,r2,40\n"))
+    problems = []
+    z = human_scores(table, ["id"], "score", "rater", True, problems)
+    assert not problems
+    assert z[("a",)] == pytest.approx(((1 - 2) / math.sqrt(2 / 3)
+                                       + (10 - 20) / math.sqrt(200)) / 2)
+    plain = human_scores(table, ["id"], "score", "rater", False, problems)
+    assert plain[("c",)] == pytest.approx(21.5)
+
+
+def test_join_lists_unmatched_items_and_keeps_the_metric_order(tmp_path):
+    human = read_table(_write(tmp_path / "h.jsonl", '{"id": "a", "s": 1}\n{"id": "b", "s": 2}\n'
+                                                    '{"id": "z", "s": 3}\n'))
+    metrics = read_table(_write(tmp_path / "m.csv", "id,bleu,name\nb,0.2,x\na,0.1,y\nq,0.5,z\n"))
+    joined = join(human, metrics, ["id"], "s")
+    assert joined.keys == [("b",), ("a",)] and list(joined.metrics) == ["bleu"]
+    assert joined.human.tolist() == [2.0, 1.0] and joined.metrics["bleu"].tolist() == [0.2, 0.1]
+    assert joined.unmatched_human == [("z",)] and joined.unmatched_metrics == [("q",)]
+
+
+def run(*args):
+    result = CliRunner().invoke(main, ["eval", "metrics", *map(str, args)])
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize("human, metrics, expected", [
+    ("id,s\na,1\nb,2\n", "id,bleu\na,0.1\na,0.3\n", "m.csv:3: field 'id': duplicate key ('a',) "
+                                                    "(first at line 2)"),
+    ("id,s\na,1\nb,x\n", "id,bleu\na,0.1\nb,0.3\n", "h.csv:3: field 's': not a number (got "),
+    ("id,s\na,1\nb,2\n", "id,bleu\na,0.1\nb,\n", "m.csv:3: field 'bleu': a number is required"),
+    ("id,s\na,1\nb,2\n", "key,bleu\na,0.1\nb,0.3\n", "m.csv:1: field 'id': missing column"),
+    ("id,s\na,1\nb,2\n", "id,bleu\na,0.1\nb,inf\n", "m.csv:3: field 'bleu': not a finite"),
+])
+def test_a_bad_table_is_refused_naming_file_line_and_field(tmp_path, human, metrics, expected):
+    code, out = run(_write(tmp_path / "h.csv", human), _write(tmp_path / "m.csv", metrics),
+                    "--on", "id", "--human", "s", "--metrics", "bleu")
+    assert code == 2 and expected in out, out
+
+
+def test_the_command_reports_every_statistic_with_intervals_and_comparisons(tmp_path):
+    rng = np.random.default_rng(0)
+    human_rows, metric_rows = ["sent,sys,rater,score,refset"], ["sent,sys,good,noise,refset"]
+    for sent in range(20):
+        for sys in ("A", "B", "C"):
+            truth = rng.normal() + (1 if sys == "A" else 0)
+            for rater in ("r1", "r2"):
+                human_rows.append(f"{sent},{sys},{rater},{truth + rng.normal(0, .3):.4f},1")
+            for refset in ("1", "2"):
+                metric_rows.append(f"{sent},{sys},{truth + rng.normal(0, .5):.4f},"
+                                   f"{rng.normal():.4f},{refset}")
+    human = _write(tmp_path / "h.csv", "\n".join(human_rows) + "\n")
+    metrics = _write(tmp_path / "m.csv", "\n".join(metric_rows) + "\n")
+    code, out = run(human, metrics, "--on", "sent,sys", "--human", "score", "--rater",
+                    "rater", "--where", "refset=1", "--bootstrap", "300", "--seed", "4",
+                    "--tau-like-threshold", "0.5", "--json")
+    assert code == 0, out
+    report = json.loads(out)
+    assert report["n"] == 60 and [m["metric"] for m in report["metrics"]] == ["good", "noise"]
+    good = report["metrics"][0]
+    assert good["pearson"]["low"] < good["pearson"]["value"] < good["pearson"]["high"]
+    assert good["pearson"]["value"] > 0.6 and good["tau_like"]["pairs"] > 0
+    (comparison,) = report["comparisons"]
+    assert comparison["williams"]["p"] < 0.01 and comparison["bootstrap"]["pearson"]["p"] < 0.01
+    assert report["bootstrap"] == {"resamples": 300, "seed": 4, "ci": 0.95,
+                                   "resampled": "items"}
+    again = json.loads(run(human, metrics, "--on", "sent,sys", "--human", "score", "--rater",
+                           "rater", "--where", "refset=1", "--bootstrap", "300", "--seed",
+                           "4", "--tau-like-threshold", "0.5", "--json")[1])
+    assert again == report  # the seed fixes the resamples
+    code, out = run(human, metrics, "--on", "sent,sys", "--human", "score", "--rater",
+                    "rater", "--where", "refset=1", "--level", "system", "--system", "sys",
+                    "--json")
+    assert code == 0, out
+    system = json.loads(out)
+    assert code == 0 and system["n"] == 3 and system["systems"] == ["A", "B", "C"]
+    code, text = run(human, metrics, "--on", "sent,sys", "--human", "score", "--rater",
+                     "rater", "--where", "refset=1", "--bootstrap", "100")
+    assert code == 0 and "good" in text and "Williams p" in text and "100 resamples" in text
+    code, out = run(human, metrics, "--on", "sent,sys", "--human", "score", "--where",
+                    "refset=9")
+    assert code == 2 and f"{metrics}: no rows to join (none left after the --where" in out, out
