@@ -213,3 +213,85 @@ def test_the_command_reports_every_statistic_with_intervals_and_comparisons(tmp_
     code, out = run(human, metrics, "--on", "sent,sys", "--human", "score", "--where",
                     "refset=9")
     assert code == 2 and f"{metrics}: no rows to join (none left after the --where" in out, out
+
+
+GOLD = [
+    {"id": "d1", "meta": {"system": "A"}, "edits": [
+        {"edit_type": "deletion", "fields": {"severity": 2}},
+        {"edit_type": "deletion", "fields": {"severity": 1}},
+        {"edit_type": "oversimplification", "fields": {"severity": 3}}],
+     "ratings": [{"level": "sentence", "item": "0", "field": "ACC", "value": 1},
+                 {"level": "sentence", "item": "1", "field": "ACC", "value": 0},
+                 {"level": "sentence", "item": "1", "field": "type", "value": "elaborative"}]},
+    {"id": "d2", "meta": {"system": "B"}, "edits": [],
+     "ratings": [{"level": "sentence", "item": "0", "field": "ACC", "value": -1},
+                 {"level": "sentence", "item": "0", "field": "type", "value": "source"}]},
+    {"id": "d3", "meta": {"system": "B"}, "edits": [
+        {"edit_type": "deletion", "fields": {}}], "ratings": []},
+]
+
+
+@pytest.mark.parametrize("expression, unit, expected", [
+    ("count:deletion", "document", {"d1": 2.0, "d2": 0.0, "d3": 1.0}),
+    ("count:*", "document", {"d1": 3.0, "d2": 0.0, "d3": 1.0}),
+    ("sum:severity", "document", {"d1": 6.0, "d2": 0.0, "d3": 0.0}),
+    ("mean:ACC", "document", {"d1": 0.5, "d2": -1.0}),  # d3 has no ACC: left out, noted
+    ("plaba:ACC", "document", {"d1": 75.0, "d2": 0.0}),  # (mean + 1) x 50
+    ("label:type=elaborative", "document", {"d1": 1.0, "d2": 0.0, "d3": 0.0}),
+    ("plaba:ACC", "sentence", {("d1", "0"): 100.0, ("d1", "1"): 50.0, ("d2", "0"): 0.0}),
+])
+def test_release_scores_by_hand(tmp_path, expression, unit, expected):
+    from annotator.meta_evaluation.release_scores import release_table
+
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps(r) + "\n" for r in GOLD), encoding="utf-8")
+    table = release_table(gold, expression, unit)
+    found = {(row["document_id"], row["item"]) if unit == "sentence" else row["document_id"]:
+             row["human"] for _, row in table.rows}
+    assert found == expected
+    assert all(row["system"] in ("A", "B") for _, row in table.rows)
+    if expression == "mean:ACC":
+        assert table.notes == ["1 document(s) have no gold rating 'ACC' and no mean:ACC score "
+                               "(left out): d3"]
+
+
+def test_release_score_expressions_are_checked(tmp_path):
+    from annotator.meta_evaluation.release_scores import parse_expression, release_table
+
+    for bad in ("severity", "max:severity", "label:type", "count:"):
+        with pytest.raises(ValueError, match="--human"):
+            parse_expression(bad)
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps(GOLD[0]) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="per document"):
+        release_table(gold, "count:deletion", "sentence")
+
+
+def test_a_release_folder_and_zip_give_the_human_side(env, database, adjudicated, tmp_path):
+    """The gold of a real release (cut from an adjudicated study), as a folder and as its
+    zip, scored per document and joined with a metric table."""
+    import zipfile
+
+    from tests.adjudication_fixtures import release
+
+    release(database, adjudicated, exports=tmp_path / "exports")
+    folder = next((tmp_path / "exports").glob("*/v1"))
+    records = [json.loads(line) for line in (folder / "gold.jsonl").read_text().splitlines()]
+    expected = {r["id"]: sum(e["edit_type"] == "deletion" for e in r["edits"]) for r in records}
+    archive = tmp_path / "v1.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for path in folder.rglob("*"):
+            if path.is_file():
+                z.write(path, f"qa-v1/{path.relative_to(folder)}")
+    metrics = _write(tmp_path / "m.csv", "document_id,length\n"
+                     + "".join(f"{doc},{i + 1}\n" for i, doc in enumerate(sorted(expected))))
+    for human in (folder, archive, folder / "gold.jsonl"):
+        code, out = run(human, metrics, "--on", "document_id", "--human", "count:deletion",
+                        "--system", "system", "--json")
+        assert code == 0, out
+        report = json.loads(out)
+        assert report["n"] == len(expected) == report["matched_items"]
+    from annotator.meta_evaluation.release_scores import release_table
+
+    table = release_table(archive, "count:deletion")
+    assert {row["document_id"]: row["human"] for _, row in table.rows} == expected

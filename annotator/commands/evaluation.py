@@ -179,12 +179,16 @@ def results(project_name, fmt, out):
 
 
 @eval_group.command("metrics")
-@click.argument("human", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("human", type=click.Path(exists=True, path_type=Path))
 @click.argument("metrics_table", metavar="METRICS",
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--on", "on", required=True, help="Key column(s) joining the tables: COL[,COL].")
 @click.option("--human", "human_column", required=True,
-              help="The human score's column in HUMAN.")
+              help="The human score's column in HUMAN; for a release (folder, zip or "
+                   "gold.jsonl) a score: count:TYPE, sum:FIELD, mean:FIELD, plaba:AXIS or "
+                   "label:FIELD=VALUE.")
+@click.option("--unit", type=click.Choice(["document", "sentence"]), default="document",
+              show_default=True, help="What a release's score is computed for.")
 @click.option("--rater", default=None,
               help="Rater column: HUMAN holds one row per item and rater; items average them.")
 @click.option("--z-normalise", "z_normalise", is_flag=True,
@@ -207,13 +211,14 @@ def results(project_name, fmt, out):
               help="Column naming the item that pairs share (default: first --on column "
                    "that is not --system).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def metrics_command(human, metrics_table, on, human_column, rater, z_normalise, where,
+def metrics_command(human, metrics_table, on, human_column, unit, rater, z_normalise, where,
                     metric_names, level, system, resamples, seed, ci, tau_like_threshold,
                     item_column, as_json):
     """Judge automatic metrics against human scores: Pearson, Spearman, Kendall tau-b/c
     with bootstrap intervals, AUC-ROC when the human score is binary, WMT tau-like, and
     pairwise comparisons (Williams, paired bootstrap; Holm-adjusted)."""
     from annotator.core.problems import IngestError
+    from annotator.meta_evaluation import release_scores
     from annotator.meta_evaluation.report import Options, evaluate, text_table
     from annotator.meta_evaluation.tables import filtered, join, parse_where, read_table
 
@@ -228,8 +233,16 @@ def metrics_command(human, metrics_table, on, human_column, rater, z_normalise, 
         item_column = item_column or next((k for k in keys if k != system), None)
         if item_column not in keys:
             fail(f"--item {item_column!r} must be one of the --on columns", 2)
+    from_release = release_scores.is_release(human)
+    if from_release and rater:
+        fail("--rater is for human tables; a release holds one gold score per item", 2)
     try:
-        tables = [read_table(human), read_table(metrics_table)]
+        if from_release:
+            first = release_scores.release_table(human, human_column, unit)
+            human_column = release_scores.SCORE_COLUMN
+        else:
+            first = read_table(human)
+        tables = [first, read_table(metrics_table)]
         unknown = [c for c, _ in conditions if all(c not in t.columns for t in tables)]
         if unknown:
             fail(f"--where {unknown[0]!r}: neither table has that column", 2)
@@ -238,11 +251,14 @@ def metrics_command(human, metrics_table, on, human_column, rater, z_normalise, 
                       not_metrics=tuple(c for c, _ in conditions),
                       metric_names=[m.strip() for m in metric_names.split(",") if m.strip()]
                       if metric_names else None)
-    except IngestError as exc:
+    except (IngestError, ValueError) as exc:
         fail(str(exc), 2)
+    notes = [note for table in tables for note in table.notes]
     if len(joined.keys) < 2:
         fail(f"only {len(joined.keys)} item(s) are in both tables: nothing to correlate", 2)
     report = evaluate(joined, Options(level=level, resamples=resamples, seed=seed, ci=ci,
                                       tau_like_threshold=tau_like_threshold,
                                       item_column=item_column))
-    click.echo(json.dumps(report, indent=2) if as_json else text_table(report))
+    report["notes"] = notes
+    click.echo(json.dumps(report, indent=2) if as_json else "\n".join(
+        [text_table(report), *notes]))

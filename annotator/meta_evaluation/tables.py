@@ -31,6 +31,7 @@ class Table:
     name: str
     columns: list[str]
     rows: list[tuple[int, dict[str, Any]]]  # (line, row)
+    notes: list[str] = field(default_factory=list)  # what the reader left out, and why
 
 
 @dataclass
@@ -91,7 +92,7 @@ def filtered(table: Table, where: list[tuple[str, str]]) -> Table:
     own = [(c, v) for c, v in where if c in table.columns]
     rows = [(line, row) for line, row in table.rows
             if all(_text(row.get(c)) == v for c, v in own)]
-    return Table(table.name, table.columns, rows)
+    return Table(table.name, table.columns, rows, table.notes)
 
 
 def _text(value: Any) -> str:
