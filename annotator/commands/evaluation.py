@@ -262,3 +262,63 @@ def metrics_command(human, metrics_table, on, human_column, unit, rater, z_norma
     report["notes"] = notes
     click.echo(json.dumps(report, indent=2) if as_json else "\n".join(
         [text_table(report), *notes]))
+
+
+@eval_group.command("detectors")
+@click.argument("release", type=click.Path(exists=True, path_type=Path))
+@click.argument("detections", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--map", "kind_map", multiple=True,
+              help="KIND=TYPE: the detector's kind KIND is the gold edit type TYPE.")
+@click.option("--min-score", "min_score", type=float, default=None,
+              help="Span level: keep detected spans scoring at least this.")
+@click.option("--threshold", type=float, default=0.5, show_default=True,
+              help="Document level: a document is flagged when its score reaches this.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def detectors_command(release, detections, kind_map, min_score, threshold, as_json):
+    """Judge a detector (pre-highlights from `annotator align`, or any tool's spans and
+    document scores) against a release's gold: span F1 exact and partial per kind and side,
+    document-level precision, recall, F1 and AUC-ROC per kind."""
+    from annotator.core.problems import IngestError
+    from annotator.meta_evaluation.detectors import evaluate_detector, read_detections
+    from annotator.meta_evaluation.release_scores import gold_records
+
+    mapping = {}
+    for pair in kind_map:
+        kind, sep, edit_type = pair.partition("=")
+        if not sep or not kind or not edit_type:
+            fail(f"--map {pair!r}: expected KIND=TYPE", 2)
+        mapping[kind] = edit_type
+    try:
+        gold = [record for _, record in gold_records(release)]
+        found = read_detections(detections, mapping)
+    except IngestError as exc:
+        fail(str(exc), 2)
+    report = evaluate_detector(gold, found, threshold=threshold, min_score=min_score)
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+        return
+    for row in report["spans"]:
+        e, p = row["exact"], row["partial"]
+        click.echo(f"spans {row['kind']} ({row['side']}): exact F1 {_shown(e['f1'])}, partial "
+                   f"F1 {_shown(p['f1'])} (P {_shown(p['precision'])}, R {_shown(p['recall'])};"
+                   f" {p['tp']} of {p['tp'] + p['fn']} gold spans found)")
+    for row in report["documents"]:
+        at = row["at_threshold"]
+        line = (f"documents {row['kind']}: {row['positive']} of {row['documents']} positive; "
+                f"at >= {threshold:g}: P {_shown(at['precision'])}, R {_shown(at['recall'])}, "
+                f"F1 {_shown(at['f1'])}")
+        if "auc_roc" in row:
+            best = row["best_f1"]
+            line += (f"; AUC-ROC {row['auc_roc']:.3f}; best F1 {best['f1']:.3f} at >= "
+                     f"{best['threshold']:.4g} (optimistic)")
+        click.echo(line)
+    if report["unmatched"]:
+        click.echo(f"{len(report['unmatched'])} detected document(s) are not in the release "
+                   f"(left out): {', '.join(report['unmatched'][:10])}")
+    if report["without_detections"]:
+        click.echo(f"{len(report['without_detections'])} released document(s) have no "
+                   f"detections (scored 0): {', '.join(report['without_detections'][:10])}")
+
+
+def _shown(value) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
