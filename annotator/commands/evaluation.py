@@ -322,3 +322,74 @@ def detectors_command(release, detections, kind_map, min_score, threshold, as_js
 
 def _shown(value) -> str:
     return "n/a" if value is None else f"{value:.3f}"
+
+
+@eval_group.command("systems")
+@click.argument("human", type=click.Path(exists=True, path_type=Path))
+@click.option("--system", required=True, help="System column (a release: a metadata key).")
+@click.option("--human", "axes", required=True,
+              help="Score column(s) A[,B...] ranked one by one; for a release, scores such "
+                   "as plaba:SIM,plaba:ACC (see `eval metrics`).")
+@click.option("--item", default=None,
+              help="Column (release: metadata key) naming the input each output answers: "
+                   "the bootstrap then resamples items, paired across systems.")
+@click.option("--on", default=None, help="With --rater: the column(s) naming one rated unit.")
+@click.option("--rater", default=None, help="Rater column: units average their raters.")
+@click.option("--z-normalise", "z_normalise", is_flag=True,
+              help="Standardise each rater's scores first (mean 0, population sd 1).")
+@click.option("--where", "where", multiple=True, help="COL=VALUE: keep only matching rows.")
+@click.option("--unit", type=click.Choice(["document", "sentence"]), default="document",
+              show_default=True, help="What a release's score is computed for.")
+@click.option("--bootstrap", "resamples", type=click.IntRange(10, 100_000), default=1000,
+              show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
+              show_default=True)
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.05, show_default=True, help="Level of the Holm-adjusted tie tests.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def systems_command(human, system, axes, item, on, rater, z_normalise, where, unit, resamples,
+                    seed, ci, alpha, as_json):
+    """Rank systems by their mean human score per axis, with bootstrap intervals, rank
+    ranges and the systems each is statistically tied with (PLABA's system table)."""
+    from annotator.core.problems import IngestError
+    from annotator.meta_evaluation import release_scores
+    from annotator.meta_evaluation.systems import rank_systems, system_scores
+    from annotator.meta_evaluation.tables import filtered, parse_where, read_table
+
+    results, notes = [], []
+    try:
+        conditions = parse_where(list(where))
+        for axis in [a.strip() for a in axes.split(",") if a.strip()]:
+            if release_scores.is_release(human):
+                table = release_scores.release_table(human, axis, unit)
+                column = release_scores.SCORE_COLUMN
+            else:
+                table, column = read_table(human), axis
+            notes += table.notes
+            table = filtered(table, conditions)
+            systems, scores, items = system_scores(
+                table, column, system, item=item, rater=rater, z_normalise=z_normalise,
+                on=[c.strip() for c in on.split(",")] if on else None)
+            if len(set(systems)) < 2:
+                fail(f"{axis}: fewer than two systems to rank", 2)
+            results.append({"axis": axis, **rank_systems(systems, scores, items=items,
+                                                         resamples=resamples, seed=seed,
+                                                         ci=ci, alpha=alpha)})
+    except (IngestError, ValueError) as exc:
+        fail(str(exc), 2)
+    if as_json:
+        click.echo(json.dumps({"axes": results, "notes": notes}, indent=2))
+        return
+    for result in results:
+        click.echo(f"{result['axis']} ({'paired by item' if result['paired'] else 'unpaired'}; "
+                   f"{ci:.0%} intervals, ties at Holm-adjusted p >= {alpha:g})")
+        for row in result["systems"]:
+            low, high = row["rank_range"]
+            rank = str(low) if low == high else f"{low}-{high}"
+            click.echo(f"  {rank:<6}{row['system']:<24}{row['mean']:>10.3f} "
+                       f"[{row['low']:.3f}, {row['high']:.3f}]  n={row['n']}"
+                       + (f"  tied with {', '.join(row['tied_with'])}" if row["tied_with"]
+                          else ""))
+    for note in notes:
+        click.echo(note)
