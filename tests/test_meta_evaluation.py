@@ -295,3 +295,36 @@ def test_a_release_folder_and_zip_give_the_human_side(env, database, adjudicated
 
     table = release_table(archive, "count:deletion")
     assert {row["document_id"]: row["human"] for _, row in table.rows} == expected
+
+
+def test_the_html_report_escapes_names_and_draws_a_plot_per_metric(tmp_path):
+    human = _write(tmp_path / "h.csv", "id,s\n" + "".join(f"d{i},{i % 5}\n" for i in range(30)))
+    metrics = _write(tmp_path / "m.csv", 'id,"<script>alert(1)</script>",b\n' + "".join(
+        f"d{i},{(i % 5) * 2 + (i % 3)},{i % 7}\n" for i in range(30)))
+    page = tmp_path / "report.html"
+    code, out = run(human, metrics, "--on", "id", "--human", "s", "--bootstrap", "100",
+                    "--html", page)
+    assert code == 0 and f"report written to {page}" in out, out
+    html = page.read_text(encoding="utf-8")
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert html.count("<img") == 1 + 2  # the bar chart and one scatterplot per metric
+    assert "b</td>" in html and "Williams p (Holm)" in html
+
+
+def test_the_regression_band_is_the_spread_of_lines_fitted_to_resamples():
+    from annotator.meta_evaluation.html_report import _band
+
+    rng = np.random.default_rng(2)
+    metric = rng.normal(size=40)
+    human = 2 * metric + rng.normal(size=40)
+    grid, line, low, high = _band(human, metric, 200, seed=3, ci=0.9)
+    slope, intercept = np.polyfit(metric, human, 1)
+    assert line == pytest.approx(intercept + slope * grid)
+    counts = resample_counts(40, 200, 3)
+    fitted = []
+    for row in counts:
+        i = np.repeat(np.arange(40), row.astype(int))
+        s, c = np.polyfit(metric[i], human[i], 1)
+        fitted.append(c + s * grid)
+    assert low == pytest.approx(np.percentile(fitted, 5, axis=0))
+    assert high == pytest.approx(np.percentile(fitted, 95, axis=0))

@@ -211,9 +211,11 @@ def results(project_name, fmt, out):
               help="Column naming the item that pairs share (default: first --on column "
                    "that is not --system).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Also write the report with its plots as one HTML file.")
 def metrics_command(human, metrics_table, on, human_column, unit, rater, z_normalise, where,
                     metric_names, level, system, resamples, seed, ci, tau_like_threshold,
-                    item_column, as_json):
+                    item_column, as_json, html_path):
     """Judge automatic metrics against human scores: Pearson, Spearman, Kendall tau-b/c
     with bootstrap intervals, AUC-ROC when the human score is binary, WMT tau-like, and
     pairwise comparisons (Williams, paired bootstrap; Holm-adjusted)."""
@@ -260,8 +262,15 @@ def metrics_command(human, metrics_table, on, human_column, unit, rater, z_norma
                                       tau_like_threshold=tau_like_threshold,
                                       item_column=item_column))
     report["notes"] = notes
+    if html_path is not None:
+        from annotator.meta_evaluation.html_report import render
+        from annotator.meta_evaluation.report import level_values
+
+        _, human_values, metric_values = level_values(joined, level)
+        html_path.write_text(render(report, human_values, metric_values), encoding="utf-8")
     click.echo(json.dumps(report, indent=2) if as_json else "\n".join(
-        [text_table(report), *notes]))
+        [text_table(report), *notes] + ([f"report written to {html_path}"] if html_path
+                                        else [])))
 
 
 @eval_group.command("detectors")

@@ -46,18 +46,24 @@ def _system_means(joined: Joined) -> tuple[list[str], np.ndarray, dict[str, np.n
     return systems, mean(joined.human), {n: mean(v) for n, v in joined.metrics.items()}
 
 
+def level_values(joined: Joined, level: str) -> tuple[list[str] | None, np.ndarray,
+                                                      dict[str, np.ndarray]]:
+    """(systems or None, human scores, metric scores) of the units correlated at ``level``:
+    the items, or per system the means over its items."""
+    if level == "system":
+        if joined.systems is None:
+            raise ValueError("--level system needs --system COLUMN")
+        return _system_means(joined)
+    return None, joined.human, joined.metrics
+
+
 def _value(value: float) -> float | None:
     return None if value is None or not math.isfinite(value) else round(float(value), 6)
 
 
 def evaluate(joined: Joined, options: Options) -> dict:
     """The report of every metric against the human score at ``options.level``."""
-    if options.level == "system":
-        if joined.systems is None:
-            raise ValueError("--level system needs --system COLUMN")
-        systems, human, metrics = _system_means(joined)
-    else:
-        systems, human, metrics = None, joined.human, joined.metrics
+    systems, human, metrics = level_values(joined, options.level)
     n = len(human)
     counts = resample_counts(n, options.resamples, options.seed) if (
         options.resamples and n >= 2) else None
