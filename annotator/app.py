@@ -34,6 +34,7 @@ from annotator.web import (
     project_schema,
     project_settings,
     project_setup,
+    release_metrics,
     releases,
     validation,
 )
@@ -88,6 +89,7 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(adjudicate.bp)
     app.register_blueprint(releases.bp)
+    app.register_blueprint(release_metrics.bp)
     app.register_blueprint(evaluation.bp)
     app.register_blueprint(datamanager.bp)
     app.register_blueprint(manage.bp)

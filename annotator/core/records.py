@@ -97,6 +97,11 @@ def read_text(path: Path) -> str:
     return _decode(raw, name)
 
 
+def decode_upload(raw: bytes, name: str) -> str:
+    """An uploaded file's bytes as text, by the same UTF-8 rule as :func:`read_text`."""
+    return _decode(raw, name)
+
+
 def _decode(raw: bytes, name: str) -> str:
     try:
         text = raw.decode("utf-8")

@@ -108,15 +108,22 @@ def _p(value) -> str:
 
 def render(report: dict, human: np.ndarray, metrics: dict[str, np.ndarray],
            title: str = "Metrics against human scores") -> str:
-    """The report as HTML; ``human`` and ``metrics`` are the values it was computed from
-    (per item, or per system at system level)."""
+    """The report as a standalone HTML file; ``human`` and ``metrics`` are the values it
+    was computed from (per item, or per system at system level)."""
+    return (f"<!doctype html><html><head><meta charset=utf-8><title>{escape(title)}</title>"
+            f"<style>{CSS}</style></head><body><h1>{escape(title)}</h1>"
+            f"{report_body(report, human, metrics)}</body></html>")
+
+
+def report_body(report: dict, human: np.ndarray, metrics: dict[str, np.ndarray]) -> str:
+    """The report's sections, to stand in a page (every text escaped)."""
     boot = report["bootstrap"]
-    parts = [f"<!doctype html><html><head><meta charset=utf-8><title>{escape(title)}</title>"
-             f"<style>{CSS}</style></head><body><h1>{escape(title)}</h1>",
-             f"<p class=muted>{escape(report['level'])} level, n = {report['n']} "
+    parts = [f"<p class=muted>{escape(report['level'])} level, n = {report['n']} "
              f"{escape(report['units'])}; {boot['ci']:.0%} percentile bootstrap intervals over "
              f"{boot['resamples']} resamples of {escape(boot['resampled'])} (seed "
-             f"{boot['seed']}).</p>", "<h2>Correlations</h2>", _bars(report),
+             f"{boot['seed']}).</p>",
+             *(f"<p class='flash warn'>{escape(w)}</p>" for w in report.get("warnings", [])),
+             "<h2>Correlations</h2>", _bars(report),
              "<table><tr><th>metric</th>"
              + "".join(f"<th>{s}</th>" for s in CORRELATIONS) + "<th>also</th></tr>"]
     for row in report["metrics"]:
@@ -160,5 +167,4 @@ def render(report: dict, human: np.ndarray, metrics: dict[str, np.ndarray],
                          f"(left out): {shown}{' …' if len(keys) > 20 else ''}</p>")
     for note in report.get("notes", []):
         parts.append(f"<p class=muted>{escape(note)}</p>")
-    parts.append("</body></html>")
     return "".join(parts)

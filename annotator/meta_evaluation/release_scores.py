@@ -111,6 +111,20 @@ def _holds(value: Any, wanted: str) -> bool:
 
 def release_table(path: Path, expression: str, unit: str = "document") -> Table:
     """The derived human table of a release (see the module docstring)."""
+    return _derived(gold_records(path), str(path), expression, unit)
+
+
+def gold_table(raw: bytes, name: str, expression: str, unit: str = "document") -> Table:
+    """The same from a stored release's gold.jsonl bytes (``name`` is cited in problems)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise IngestError([Problem(name, None, None, "invalid UTF-8")]) from None
+    return _derived(_records(text, name), name, expression, unit)
+
+
+def _derived(records: list[tuple[int, dict]], source: str, expression: str,
+             unit: str) -> Table:
     kind, name, wanted = parse_expression(expression)
     if unit == "sentence" and kind in ("count", "sum"):
         raise ValueError(f"--human {expression!r} is per document (edits have no sentence); "
@@ -118,8 +132,7 @@ def release_table(path: Path, expression: str, unit: str = "document") -> Table:
     rows: list[tuple[int, dict]] = []
     problems: list[Problem] = []
     unscored: list[str] = []
-    source = str(path)
-    for line, record in gold_records(path):
+    for line, record in records:
         meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
         base = {k: v for k, v in meta.items() if isinstance(v, (str, int, float))}
         ratings = [r for r in record["ratings"] if isinstance(r, dict) and r.get("field") == name]
@@ -170,3 +183,27 @@ def _score(kind: str, name: str, wanted: str | None, edits: list, ratings: list[
         return None  # no gold rating of that field: the item has no human score
     mean = float(np.mean(numbers))
     return (mean + 1) * 50 if kind == "plaba" else mean
+
+
+def score_choices(schema) -> list[tuple[str, str]]:
+    """(expression, what it scores) a project's schema offers: a count per edit type, a sum
+    per numeric edit field, a mean (and a PLABA mapping for -1/0/1 axes) per rating field,
+    a label per rating choice."""
+    choices = [("count:*", "gold edits of any type")]
+    numeric = {}
+    for edit_type in schema.edit_types:
+        choices.append((f"count:{edit_type.name}", f"gold {edit_type.label} edits"))
+        for spec in edit_type.fields:
+            if spec.type == "ordinal":
+                numeric[spec.name] = spec.label
+    choices += [(f"sum:{name}", f"summed {label}") for name, label in numeric.items()]
+    for spec in schema.ratings:
+        values = spec.option_values()
+        if spec.type == "ordinal" or all(isinstance(v, (int, float)) for v in values):
+            choices.append((f"mean:{spec.name}", f"mean {spec.label}"))
+            choices.append((f"sum:{spec.name}", f"summed {spec.label}"))
+            if sorted(values) == [-1, 0, 1]:
+                choices.append((f"plaba:{spec.name}", f"{spec.label}, 0-100 (PLABA)"))
+        for value in values:
+            choices.append((f"label:{spec.name}={value}", f"{spec.label} is {value}"))
+    return list(dict.fromkeys(choices))

@@ -89,8 +89,13 @@ def evaluate(joined: Joined, options: Options) -> dict:
             row["tau_like"] = {"value": _value(tau), "pairs": pairs,
                                "threshold": options.tau_like_threshold}
         results.append(row)
-    return {"level": options.level, "n": n, "units": "systems" if options.level == "system"
-            else "items", "metrics": results,
+    unit = "system" if systems else "item"
+    warnings = [f"the human score is the same for every {unit} ({human[0]:g}): no "
+                "correlation is defined"] if n and np.ptp(human) == 0 else []
+    warnings += [f"{name} is the same for every {unit}: no correlation is defined"
+                 for name, values in metrics.items() if n and np.ptp(values) == 0]
+    return {"level": options.level, "n": n, "warnings": warnings,
+            "units": f"{unit}s", "metrics": results,
             "comparisons": _comparisons(human, metrics, resampled),
             "bootstrap": {"resamples": options.resamples if counts is not None else 0,
                           "seed": options.seed, "ci": options.ci,
@@ -169,6 +174,7 @@ def text_table(report: dict) -> str:
                 f"; Williams p {_p(w['p'])} (Holm {_p(w['p_holm'])})"
                 + (f"; paired bootstrap p {_p(boot['p'])} (Holm {_p(boot['p_holm'])})"
                    if boot else ""))
+    lines += [f"warning: {w}" for w in report.get("warnings", [])]
     unmatched = report["unmatched"]
     for side, label in (("human_only", "human table only"), ("metrics_only",
                                                                "metric table only")):

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from annotator.core.problems import IngestError, Problem
-from annotator.core.records import json_lines_rows, read_text
+from annotator.core.records import decode_upload, json_lines_rows, read_text
 from annotator.core.shown import got
 
 Key = tuple[str, ...]
@@ -50,8 +50,19 @@ class Joined:
 def read_table(path: Path) -> Table:
     """A CSV (``.csv``; ``.tsv`` tab-separated) or JSON-lines table (``.jsonl``, ``.json``
     with one object a line), read as UTF-8 by the importers' strict reader."""
-    name, text = str(path), read_text(path)
-    if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
+    return parse_table(read_text(path), str(path))
+
+
+def read_uploaded_table(raw: bytes, name: str) -> Table:
+    """A table sent from a web page: its bytes and its file name (which every problem
+    cites, and whose ending gives the format)."""
+    return parse_table(decode_upload(raw, name), name)
+
+
+def parse_table(text: str, name: str) -> Table:
+    """The table in ``text``; ``name``'s ending says CSV, TSV or JSON lines."""
+    suffix = Path(name).suffix.lower()
+    if suffix in (".jsonl", ".json", ".ndjson"):
         problems: list[Problem] = []
         rows = json_lines_rows(text, name, problems)
         for line, row in rows:
@@ -62,8 +73,11 @@ def read_table(path: Path) -> Table:
             raise IngestError(problems)
         columns = list(dict.fromkeys(k for _, row in rows for k in row))
         return Table(name, columns, rows)
-    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
+    if suffix not in (".csv", ".tsv", ".txt"):
+        raise IngestError([Problem(name, None, None, "a table is .csv, .tsv or .jsonl "
+                                   f"(got {suffix or 'no ending'})")])
+    reader = csv.DictReader(io.StringIO(text, newline=""),
+                            delimiter="\t" if suffix == ".tsv" else ",")
     rows = []
     try:
         for row in reader:
