@@ -1,5 +1,6 @@
-"""The automatic rules over a whole project: every ready, open document in project order
-(``annotator adjudicate auto``, and the demo, which ships with the rules already run).
+"""The automatic rules over a whole project: every ready, open document in project order.
+
+Run by ``annotator adjudicate auto`` and by the demo, which ships with the rules applied.
 
 One document is :func:`annotator.adjudication.overview.apply_automatic`; this module only
 walks the project 100 documents at a time (their work read in one go, their queue entries
