@@ -27,7 +27,7 @@ COMMANDS = {
     "assign": ("annotator.commands.data", "assign",
                "Give every document of PROJECT to N different annotators, balanced."),
     "demo": ("annotator.commands.serve", "demo",
-             "Create the demo projects with a lead and two annotators, and serve them."),
+             "Create the demo projects, two with a study under way, and serve them."),
     "serve": ("annotator.commands.serve", "serve",
               "Serve the web app (login, annotation, project pages)."),
     "worker": ("annotator.commands.worker", "worker",
@@ -91,5 +91,5 @@ def main():
 
     The database is the SQLite file instance/annotator.sqlite3 unless
     ANNOTATOR_DATABASE_URL names another (e.g. postgresql://user@host/db).
-    Try `annotator demo` for a ready-made project with three users.
+    Try `annotator demo` for ready-made projects, two with a study under way.
     """

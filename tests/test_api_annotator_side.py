@@ -100,7 +100,7 @@ def test_plainfact_refuses_external_with_a_sentence_number(app, database):
     from annotator.operations.demo import DEMO_USERS, create_demo
 
     with database.session() as session:
-        create_demo(session)
+        create_demo(session, with_work=False)  # evaluation projects only: no release to cut
         project = session.scalar(select(Project).where(Project.name == "demo-plainfact"))
         aid = session.scalar(
             select(Assignment.id)

@@ -293,7 +293,7 @@ def test_plaba_shows_no_suggestions_it_cannot_accept_and_no_new_edit_heading(
     from annotator.operations.demo import DEMO_USERS, create_demo
 
     with database.session() as session:
-        create_demo(session)
+        create_demo(session, with_work=False)  # evaluation projects only: no release to cut
         project = session.scalar(select(Project).where(Project.name == "demo-plaba"))
         a = session.scalar(
             select(Assignment)

@@ -23,7 +23,7 @@ PAYLOAD = "<img src=x onerror=\"window.__pwned = 1\">"
 @pytest.fixture
 def demo(app, database):
     with database.session() as session:
-        create_demo(session)
+        create_demo(session, with_work=False)  # evaluation projects only: no release to cut
         return {p.name: p.id for p in session.scalars(select(Project))}
 
 

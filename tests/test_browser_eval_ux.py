@@ -20,7 +20,7 @@ PASSWORDS = {name: password for name, _, password in DEMO_USERS}
 @pytest.fixture
 def demo(app, database):
     with database.session() as session:
-        create_demo(session)
+        create_demo(session, with_work=False)  # evaluation projects only: no release to cut
         return {p.name: p.id for p in session.scalars(select(Project))}
 
 

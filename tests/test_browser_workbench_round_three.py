@@ -267,7 +267,7 @@ def test_a_guidance_warning_can_be_dismissed(page, live_server, study, database)
 
 def open_plaba(page, live_server, database):
     with database.session() as session:
-        create_demo(session)
+        create_demo(session, with_work=False)  # evaluation projects only: no release to cut
         project = session.scalar(select(Project).where(Project.name == "demo-plaba"))
         aid = session.scalar(select(Assignment.id).join(Document).join(User).where(
             Document.project_id == project.id, User.username == "ana").order_by(Assignment.id))

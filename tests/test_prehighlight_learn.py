@@ -121,9 +121,11 @@ def test_training_set_from_edits_and_actions():
 def test_cli_learn_and_auto_learn_switch(env, tmp_path):
     runner = CliRunner()
     assert runner.invoke(main, ["demo", "--no-serve"]).exit_code == 0
-    result = runner.invoke(main, ["prehighlight", "demo-infoloss", "--learn", "--workers", "1"])
+    # A demo project nobody has completed a document of (demo-infoloss ships with work).
+    name = "demo-factuality"
+    result = runner.invoke(main, ["prehighlight", name, "--learn", "--workers", "1"])
     assert result.exit_code == 1 and "no completed documents" in result.output
-    result = runner.invoke(main, ["prehighlight", "demo-infoloss", "--auto-learn",
+    result = runner.invoke(main, ["prehighlight", name, "--auto-learn",
                                   "--workers", "1"])
     assert result.exit_code == 0, result.output
     assert "automatic learning on" in result.output
@@ -133,6 +135,6 @@ def test_cli_learn_and_auto_learn_switch(env, tmp_path):
 
     database = Database(Config.from_env().database_url)
     with database.session() as session:
-        project = session.scalar(select(Project).where(Project.name == "demo-infoloss"))
+        project = session.scalar(select(Project).where(Project.name == name))
         assert project.settings["prehighlight"]["auto_learn"] is True
     database.dispose()

@@ -55,34 +55,22 @@ def auto(project_name, no_embeddings, dry_run, as_json):
     nothing left as adjudicated. Every decision is recorded as automatic and can be undone.
     Prints what is left for the lead.
     """
-    from annotator.adjudication.queue import deferred_marks, settle
-    from annotator.adjudication.store import (
-        batch_reads,
-        open_ready_documents,
-        preload_original_assignments,
-    )
+    from annotator.adjudication.automatic import adjudicate_project
+    from annotator.adjudication.rules import RulesError
     from annotator.commands import progress_bar
 
     embed = _embed(no_embeddings)
     database = open_database()
-    summary = {"project": project_name, "dry_run": dry_run, "documents": 0,
-               "units_accepted": 0, "units_merged": 0, "units_rejected": 0,
-               "ratings_resolved": 0, "completed": 0, "left": [], "verdicts": {}}
     with database.session() as session:
         project = project_or_exit(session, project_name)
-        documents = open_ready_documents(session, project)
-        with progress_bar("adjudicating") as progress, deferred_marks(session):
-            done = 0
-            for first in range(0, len(documents), 100):
-                chunk = documents[first:first + 100]
-                with batch_reads(session):  # the next 100 documents' work read in one go
-                    preload_original_assignments(session, [d.id for d in chunk])
-                    for document in chunk:
-                        done += 1
-                        if not as_json:  # the bar is on stderr; --json output stays one object
-                            progress(done, len(documents))
-                        _decide(session, document, embed, summary)
-                    settle(session, [d.id for d in chunk])  # their queue entries, now
+        with progress_bar("adjudicating") as progress:
+            try:
+                # The bar is on stderr; --json output stays one object.
+                summary = adjudicate_project(session, project, embed=embed,
+                                             progress=None if as_json else progress)
+            except RulesError as exc:
+                fail(str(exc))
+        summary = {"dry_run": dry_run, **summary}
         if dry_run:
             session.rollback()  # nothing of the run is kept
     if as_json:
@@ -102,28 +90,6 @@ def auto(project_name, no_embeddings, dry_run, as_json):
         click.echo(f"  left for the lead: {left['id']}: {left.get('summary', left.get('reason'))}")
     if not summary["left"]:
         click.echo("  nothing left for the lead")
-
-
-def _decide(session, document, embed, summary: dict) -> None:
-    """The rules on one document, added to the run's summary."""
-    from annotator.adjudication.overview import apply_automatic
-    from annotator.adjudication.rules import RulesError
-    from annotator.adjudication.store import AdjudicationError
-
-    try:
-        result = apply_automatic(session, document, embed=embed)
-    except RulesError as exc:
-        fail(str(exc))
-    except AdjudicationError as exc:  # pragma: no cover - the queue lists ready documents
-        summary["left"].append({"id": document.external_id, "reason": str(exc)})
-        return
-    summary["documents"] += 1
-    for key in ("units_accepted", "units_merged", "units_rejected", "ratings_resolved"):
-        summary[key] += result[key]
-    summary["completed"] += result["completed"]
-    summary["verdicts"][document.external_id] = result["verdicts"]
-    if not result["completed"]:
-        summary["left"].append({"id": document.external_id, **result["open"]})
 
 
 @adjudicate.command("rules")

@@ -132,11 +132,13 @@ def serve(host, port, workers, no_worker):
 @click.option("--port", default=5000, show_default=True, type=int)
 @click.option("--no-serve", is_flag=True, help="Only create the demo data, then exit.")
 def demo(port, no_serve):
-    """Create the demo projects with a lead and two annotators, and serve them.
+    """Create the demo projects, two with a study under way, and serve them.
 
     The demo holds plain-language rewrites of invented trial abstracts with planted
     problems (deleted dosages, vague rewordings, a leaked instruction, an invented claim,
-    a repeated sentence). Running it again reuses what exists.
+    a repeated sentence), a lead and three annotators. demo-infoloss and
+    demo-overgeneration carry the annotators' finished work, the automatic adjudication
+    rules' decisions and a first release (v0.1). Running it again reuses what exists.
     """
     from annotator.align.store import prehighlight_project
     from annotator.operations.demo import DEMO_USERS, create_demo
