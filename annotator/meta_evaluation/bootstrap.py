@@ -79,33 +79,17 @@ def weighted_kendall(counts: np.ndarray, human: np.ndarray,
                      metric: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Kendall's tau-b and tau-c of every resample at once.
 
-    S = sum over pairs of drawn items of sgn(dh) sgn(dm) is counted item by item in human
-    order with a Fenwick tree over the metric's ranks whose cells hold one weight per
-    resample: each item adds w_j (weight drawn below it - weight drawn above it) among the
-    items of lower human value. tau-b = S / sqrt((N0 - T_h)(N0 - T_m)) with N0 = n(n-1)/2
-    and T the pairs tied on one side (copies of one item are tied on both); tau-c =
-    2 S / (n^2 (k - 1) / k) with k the fewer distinct values of the two sides among the drawn
-    items (scipy's definitions)."""
-    resamples, n = counts.shape
+    S = sum over pairs of drawn items of sgn(dh) sgn(dm) (symmetric in the two sides) is
+    counted group by group along the side with fewer distinct values, with a Fenwick tree
+    over the other side's ranks whose cells hold one weight per resample: each item adds
+    w_j (weight drawn below it - weight drawn above it) among the items of lower groups
+    (items in the same group are tied there: sgn = 0). tau-b = S / sqrt((N0 - T_h)(N0 - T_m))
+    with N0 = n(n-1)/2 and T the pairs tied on one side (copies of one item are tied on
+    both); tau-c = 2 S / (n^2 (k - 1) / k) with k the fewer distinct values of the two sides
+    among the drawn items (scipy's definitions)."""
     m_rank, h_rank = _dense_ranks(metric), _dense_ranks(human)
-    size = int(m_rank.max()) + 1
-    tree = np.zeros((size + 1, resamples))
-    seen = np.zeros(resamples)
-    s = np.zeros(resamples)
-    order = np.argsort(h_rank, kind="stable")
-    bounds = np.flatnonzero(np.r_[True, h_rank[order][1:] != h_rank[order][:-1], True])
-    for start, end in zip(bounds[:-1], bounds[1:]):
-        group = order[start:end]
-        for j in group:  # queries first: items tied on the human side give sgn(dh) = 0
-            below = _prefix(tree, int(m_rank[j]))  # metric ranks 0 .. rank-1
-            above = seen - _prefix(tree, int(m_rank[j]) + 1)  # metric ranks above rank
-            s += counts[:, j] * (below - above)
-        for j in group:
-            cell = int(m_rank[j]) + 1
-            while cell <= size:
-                tree[cell] += counts[:, j]
-                cell += cell & -cell
-            seen += counts[:, j]
+    outer, inner = (h_rank, m_rank) if h_rank.max() <= m_rank.max() else (m_rank, h_rank)
+    s = _signed_pairs(counts, outer, inner)
     total = counts.sum(axis=1)
     n0 = total * (total - 1) / 2
     t_h = _tied_pairs(counts, h_rank)
@@ -119,12 +103,61 @@ def weighted_kendall(counts: np.ndarray, human: np.ndarray,
     return tau_b, tau_c
 
 
-def _prefix(tree: np.ndarray, cells: int) -> np.ndarray:
+def _signed_pairs(counts: np.ndarray, outer: np.ndarray, inner: np.ndarray) -> np.ndarray:
+    """S per resample: groups of equal ``outer`` rank in increasing order; each group's
+    items query the tree (ranks of ``inner``) before any of them is added."""
+    weights = np.ascontiguousarray(counts.T)  # one row of resample weights per item
+    size = int(inner.max()) + 1
+    tree = np.zeros((size + 1, counts.shape[0]))
+    seen = np.zeros(counts.shape[0])
+    s = np.zeros(counts.shape[0])
+    order = np.argsort(outer, kind="stable")
+    bounds = np.flatnonzero(np.r_[True, outer[order][1:] != outer[order][:-1], True])
+    for start, end in zip(bounds[:-1], bounds[1:]):
+        if end - start == 1:  # a lone item: plain row operations cost less than masks
+            j = order[start]
+            rank, w = int(inner[j]), weights[j]
+            s += w * (_prefix_one(tree, rank) - (seen - _prefix_one(tree, rank + 1)))
+            cell = rank + 1
+            while cell <= size:
+                tree[cell] += w
+                cell += cell & -cell
+            seen += w
+            continue
+        group = order[start:end]
+        w, ranks = weights[group], inner[group]
+        below = _prefix(tree, ranks)  # inner ranks 0 .. rank-1
+        above = seen - _prefix(tree, ranks + 1)  # inner ranks above rank
+        s += np.einsum("gr,gr->r", w, below - above)
+        cells = ranks + 1
+        while cells.size:
+            np.add.at(tree, cells, w)
+            cells = cells + (cells & -cells)
+            keep = cells <= size
+            cells, w = cells[keep], w[keep]
+        seen += weights[group].sum(axis=0)
+    return s
+
+
+def _prefix_one(tree: np.ndarray, cells: int) -> np.ndarray:
     """Sum of the Fenwick tree's first ``cells`` cells (one value per resample)."""
     found = np.zeros(tree.shape[1])
     while cells > 0:
         found += tree[cells]
         cells -= cells & -cells
+    return found
+
+
+def _prefix(tree: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """Sum of the Fenwick tree's first ``cells[i]`` cells, for each i (one row of values
+    per resample)."""
+    found = np.zeros((len(cells), tree.shape[1]))
+    rows = np.arange(len(cells))
+    while cells.size:
+        keep = cells > 0
+        rows, cells = rows[keep], cells[keep]
+        found[rows] += tree[cells]
+        cells = cells - (cells & -cells)
     return found
 
 
