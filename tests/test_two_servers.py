@@ -213,7 +213,7 @@ def test_two_servers_and_a_worker_share_one_database(database_url, tmp_path):
     bases = [f"http://127.0.0.1:{port}" for port in ports]
     worker_argv = [ANNOTATOR, "worker", "--poll", "0.2", "--lease", "4"]
     # Each server its own exports folder: nothing may depend on one server's disk.
-    processes = [_start([ANNOTATOR, "serve", "--no-worker", "--port", str(port)],
+    processes = [_start([ANNOTATOR, "serve", "--no-worker", "--workers", "2", "--port", str(port)],
                         {**env, "ANNOTATOR_EXPORTS_PATH": str(tmp_path / f"exports-{port}")},
                         tmp_path / f"serve-{port}.log") for port in ports]
     worker = _start(worker_argv, env, tmp_path / "worker-1.log")

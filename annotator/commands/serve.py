@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 
@@ -40,16 +41,39 @@ MIGRATED_ENV = "ANNOTATOR_SERVE_MIGRATED"
 STOP_WAIT_SECONDS = 10
 
 
+# A Unix socket path is at most 107 bytes (sun_path); a longer instance path gets none.
+MAX_SOCKET_PATH = 100
+
+
+def auto_workers(cores: int | None = None) -> int:
+    """gunicorn's own sizing advice, 2 x cores + 1 processes, at most 9: each of
+    ``GUNICORN_THREADS`` threads mostly waits on the database, and every process holds its
+    own copy of the app (about 150 MB)."""
+    return min(2 * (cores or os.cpu_count() or 1) + 1, 9)
+
+
+def control_socket(instance_path: Path, port: int) -> list[str]:
+    """gunicorn's control socket for this server: one per port under the instance folder
+    (gunicorn's default, ~/.gunicorn/gunicorn.ctl, would be shared by every server of the
+    machine), or none when that path is too long for a Unix socket."""
+    path = instance_path / f"gunicorn-{port}.ctl"
+    if len(str(path)) > MAX_SOCKET_PATH:
+        return ["--no-control-socket"]
+    return ["--control-socket", str(path)]
+
+
 def gunicorn_argv(workers: int, bind: str, *, access_log: bool = True,
-                  migrated: bool = False) -> list[str]:
-    """The gunicorn command line `annotator serve --workers N` runs (the load test too).
+                  migrated: bool = False, socket: list[str] | None = None) -> list[str]:
+    """The gunicorn command line `annotator serve` runs (the load test too).
 
     ``migrated``: the caller has run the migrations and the start-up queue refresh already,
-    so the workers skip them (``MIGRATED_ENV``); otherwise each worker runs them on start."""
+    so the workers skip them (``MIGRATED_ENV``); otherwise each worker runs them on start.
+    ``socket``: the control-socket options (:func:`control_socket`)."""
     gunicorn = shutil.which("gunicorn") or os.path.join(os.path.dirname(sys.executable),
                                                         "gunicorn")
     return [gunicorn, "--workers", str(workers), "--threads", str(GUNICORN_THREADS),
             "--keep-alive", str(KEEP_ALIVE_SECONDS), "--bind", bind,
+            *(socket if socket is not None else ["--no-control-socket"]),
             *(["--access-logfile", "-"] if access_log else []),
             *(["--env", f"{MIGRATED_ENV}=1"] if migrated else []), "annotator.wsgi:app"]
 
@@ -70,15 +94,26 @@ def secret_key_problem(key: str | None) -> str | None:
     return None
 
 
-def run_server(host: str, port: int, workers: int, *, background: bool = True) -> None:
-    """Serve on ``host:port`` (gunicorn for ``workers`` > 1); ``background``: run a job
-    worker in a thread of this process too (one per `serve`, whatever ``workers`` is)."""
+def run_server(host: str, port: int, workers: int, *, background: bool = True,
+               dev: bool = False) -> None:
+    """Serve on ``host:port`` under gunicorn with ``workers`` processes (``dev``: Werkzeug's
+    development server, one process); ``background``: run a job worker in a thread of this
+    process too (one per `serve`, whatever ``workers`` is)."""
     config = Config.from_env()
     problem = None if is_loopback(host) else secret_key_problem(config.secret_key)
     if problem:
         fail(f"refusing to serve on {host}: set ANNOTATOR_SECRET_KEY to a random value first: "
              f"{problem}; e.g. python -c 'import secrets; print(secrets.token_hex(32))'; "
              "sessions on a shared network must not depend on a guessable or local key")
+    child = None
+    if not dev:
+        # gunicorn starts before the job worker's thread exists: the child is forked from a
+        # process with one thread (see _start_gunicorn).
+        click.echo(f"serving with gunicorn, {workers} worker process(es) of "
+                   f"{GUNICORN_THREADS} threads, on http://{host}:{port}/")
+        child = _start_gunicorn(gunicorn_argv(workers, f"{host}:{port}", migrated=True,
+                                              socket=control_socket(config.instance_path,
+                                                                    port)))
     background_worker = None
     if background:
         from annotator.db import Database
@@ -89,17 +124,15 @@ def run_server(host: str, port: int, workers: int, *, background: bool = True) -
         click.echo(f"background jobs: worker {background_worker[0].id} in this process "
                    "(--no-worker: run `annotator worker` elsewhere)")
     try:
-        if workers > 1:
-            click.echo(f"serving with gunicorn, {workers} workers of {GUNICORN_THREADS} "
-                       f"threads, on http://{host}:{port}/")
-            raise SystemExit(subprocess.call(gunicorn_argv(workers, f"{host}:{port}",
-                                                           migrated=True)))
+        if child is not None:
+            raise SystemExit(child.wait())
         from werkzeug.serving import run_simple
 
         from annotator.app import create_app
 
         app = create_app(config, migrate=False)  # `serve` migrated before calling
-        click.echo(f"serving on http://{host}:{port}/  (Ctrl+C to stop)")
+        click.echo(f"development server on http://{host}:{port}/  (one process; Ctrl+C to "
+                   "stop)")
         run_simple(host, port, app, threaded=True, use_reloader=False)
     finally:
         if background_worker is not None:
@@ -109,23 +142,72 @@ def run_server(host: str, port: int, workers: int, *, background: bool = True) -
             background_worker[1].join(STOP_WAIT_SECONDS)
 
 
+def _die_with_parent() -> None:
+    """In the gunicorn child, before it runs: Linux sends it SIGTERM when `annotator serve`
+    dies, even by SIGKILL (prctl PR_SET_PDEATHSIG), so no orphaned server keeps the port."""
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: the signal forwarding below still stops the child
+
+
+def _start_gunicorn(argv: list[str]):
+    """gunicorn as this process's child: SIGTERM, SIGINT and SIGHUP sent to `annotator
+    serve` (a supervisor stopping or reloading it) are passed on, and the child dies with
+    its parent, so the one process a supervisor knows is the whole server."""
+    import signal
+
+    child = subprocess.Popen(argv, preexec_fn=_die_with_parent)
+
+    def forward(signum, _frame):
+        child.send_signal(signum)
+
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, forward)
+    return child
+
+
+class WorkerCount(click.ParamType):
+    """``auto`` (sized to the machine, :func:`auto_workers`) or a number from 1 to 64."""
+
+    name = "N|auto"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        if str(value).strip().lower() == "auto":
+            return auto_workers()
+        try:
+            number = int(value)
+        except ValueError:
+            self.fail(f"{value!r} is not a number or 'auto'", param, ctx)
+        if not 1 <= number <= 64:
+            self.fail(f"{number} is not in the range 1 to 64", param, ctx)
+        return number
+
+
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on. Anything but loopback needs ANNOTATOR_SECRET_KEY.")
 @click.option("--port", default=5000, show_default=True, type=int)
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
-              help="More than 1 runs the app under gunicorn with that many processes.")
+@click.option("--workers", default="auto", show_default=True, type=WorkerCount(),
+              help="gunicorn worker processes (auto: 2 x cores + 1, at most 9).")
+@click.option("--dev", is_flag=True,
+              help="Werkzeug's development server in one process instead of gunicorn.")
 @click.option("--no-worker", is_flag=True,
               help="Run no background job worker in this process (run `annotator worker` "
               "instead, e.g. on another machine).")
-def serve(host, port, workers, no_worker):
-    """Serve the web app (login, annotation, project pages).
+def serve(host, port, workers, dev, no_worker):
+    """Serve the web app (login, annotation, project pages) under gunicorn.
 
     Also runs a worker for background jobs (pre-highlighting imported documents, refits)
     in a thread, unless --no-worker.
     """
     adopt_release_folders(open_database())  # migrate once here, not in every worker
-    run_server(host, port, workers, background=not no_worker)
+    run_server(host, port, workers, background=not no_worker, dev=dev)
 
 
 @click.command()
@@ -157,4 +239,4 @@ def demo(port, no_serve):
     for username, role, password in DEMO_USERS:
         click.echo(f"  {role:<9}  user {username:<5}  password {password}")
     if not no_serve:
-        run_server("127.0.0.1", port, 1)
+        run_server("127.0.0.1", port, auto_workers())
