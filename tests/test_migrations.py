@@ -104,3 +104,27 @@ def test_the_head_read_from_the_files_is_alembics(database_url):
     upgrade(db.engine)  # behind the head: Alembic runs
     assert current_revisions(db.engine) == head_revisions()
     db.dispose()
+
+
+def test_processes_starting_at_once_on_an_empty_database_migrate_one_at_a_time(
+        database_url, tmp_path):
+    """Four `annotator init` at once on a database never migrated (two servers and workers
+    started together): one migrates, the others wait for its lock and find the database
+    there; every one succeeds (without the lock: "table projects already exists")."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from annotator.migrations import current_revisions, head_revisions
+
+    annotator = str(Path(sys.executable).with_name("annotator"))
+    env = {**os.environ, "ANNOTATOR_DATABASE_URL": database_url,
+           "ANNOTATOR_INSTANCE_PATH": str(tmp_path / "instance")}
+    processes = [subprocess.Popen([annotator, "init"], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True) for _ in range(4)]
+    outputs = [(p.wait(120), p.stdout.read()) for p in processes]
+    assert [code for code, _ in outputs] == [0, 0, 0, 0], outputs
+    database = Database(database_url)
+    assert current_revisions(database.engine) == head_revisions()
+    database.dispose()

@@ -14,6 +14,7 @@ head against Alembic's own.
 from __future__ import annotations
 
 import ast
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -87,12 +88,50 @@ def database_heads(connection: Connection) -> tuple[str, ...]:
         text("SELECT version_num FROM alembic_version"))))
 
 
+# Two servers (or a server and a worker) started at once on a database that is behind both
+# migrate: without a lock both create the first tables and one fails ("table projects
+# already exists"). The key is arbitrary, fixed for this tool.
+ADVISORY_LOCK_KEY = 7_302_114_551
+
+
+@contextmanager
+def migration_lock(engine: Engine):
+    """One migrating process at a time: PostgreSQL's session advisory lock, or an exclusive
+    lock on a file beside the SQLite database (nothing for an in-memory database)."""
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as connection:
+            connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": ADVISORY_LOCK_KEY})
+            try:
+                yield
+            finally:
+                connection.execute(text("SELECT pg_advisory_unlock(:key)"),
+                                   {"key": ADVISORY_LOCK_KEY})
+                connection.commit()
+        return
+    database = engine.url.database
+    if engine.dialect.name != "sqlite" or not database or database == ":memory:":
+        yield
+        return
+    import fcntl  # POSIX file locks; only SQLite files need them
+
+    with open(f"{database}.migrate-lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def upgrade(engine: Engine, revision: str = "head") -> None:
     if revision == "head" and current_revisions(engine) == head_revisions():
-        return  # already there: no Alembic
+        return  # already there: no Alembic, no lock
     from alembic import command  # only when a migration runs (module docstring)
 
-    command.upgrade(alembic_config(engine), revision)
+    with migration_lock(engine):
+        # Another process may have migrated while this one waited for the lock.
+        if revision == "head" and current_revisions(engine) == head_revisions():
+            return
+        command.upgrade(alembic_config(engine), revision)
 
 
 def downgrade(engine: Engine, revision: str) -> None:
