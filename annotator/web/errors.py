@@ -8,8 +8,14 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import jsonify, render_template, request, send_from_directory
+from flask import g, jsonify, render_template, request, send_from_directory
 from flask_wtf.csrf import CSRFError
+from sqlalchemy.exc import (
+    DisconnectionError,
+    InterfaceError,
+    OperationalError,
+    PendingRollbackError,
+)
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from annotator.core.resources import static_dir
@@ -22,6 +28,8 @@ PAGES = {
     404: ("Page not found", "There is nothing here, or it is not yours to see."),
     405: ("Not allowed this way", "This address does not take that kind of request."),
     413: ("Too large", "What was sent is larger than the server accepts."),
+    503: ("Database unavailable", "The database did not answer (it may be restarting). "
+          "Nothing was changed by this request; try again in a few seconds."),
     500: ("Something went wrong", "The server failed to answer this request. Nothing you "
           "entered is lost if it was saved before; try again, and tell your lead if it "
           "keeps happening."),
@@ -79,6 +87,27 @@ def register(app) -> None:
     @app.errorhandler(InternalServerError)
     def server_error(exc):
         return render_error(500)
+
+    # The database went away mid-request (a restart, a failover, a dropped connection, a
+    # lock held past the busy time-out): the request changed nothing (its transaction is
+    # rolled back), so it is a 503 the page or proxy retries, never a 500 that reads like
+    # lost work. A session left failed by such an error raises PendingRollbackError.
+    @app.errorhandler(OperationalError)
+    @app.errorhandler(InterfaceError)
+    @app.errorhandler(DisconnectionError)
+    @app.errorhandler(PendingRollbackError)
+    def database_unavailable(exc):
+        app.logger.warning("database unavailable: %s", str(exc).splitlines()[0][:200])
+        session = g.pop("db_session", None)
+        if session is not None:
+            try:
+                session.rollback()
+                session.close()
+            except Exception:  # noqa: BLE001  the connection is gone; nothing to undo
+                pass
+        response = app.make_response(render_error(503))
+        response.headers["Retry-After"] = "2"
+        return response
 
     @app.route("/favicon.ico")
     def favicon():

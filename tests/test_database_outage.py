@@ -1,0 +1,127 @@
+"""A PostgreSQL outage seen by the app: while the server is stopped every request (an API
+save, a page, the login) answers 503 with Retry-After and the session is given back, never a
+500; when it is back the same client goes on, and every save acknowledged before the outage
+is stored. The test runs its own throw-away PostgreSQL server (Debian's binaries, as in
+scripts/with-postgres.sh), so it can stop and start it."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from annotator.app import create_app
+from annotator.config import Config
+from annotator.db import Database
+from annotator.models import Edit
+from tests.conftest import PASSWORD, csrf_token, login
+
+
+def _pg_bin() -> Path:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    assert found, "PostgreSQL is not installed: run scripts/system-deps.sh"
+    return Path(found[-1]).parent
+
+
+class PrivatePostgres:
+    """A PostgreSQL cluster in a temporary folder on a free loopback port."""
+
+    def __init__(self):
+        # Not under pytest's tmp_path: its parent folders are root's alone (mode 700) and
+        # the server runs as the postgres user.
+        folder = Path(tempfile.mkdtemp(prefix="annotator-pg-"))
+        self.folder, self.bin, self.data = folder, _pg_bin(), folder / "pgdata"
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.data.mkdir(parents=True)
+        self.run_as = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
+        if self.run_as:
+            shutil.chown(folder, "postgres")
+            shutil.chown(self.data, "postgres")
+        self._pg("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "-E", "UTF8")
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def _pg(self, tool: str, *args: str) -> None:
+        subprocess.run([*self.run_as, str(self.bin / tool), *args], check=True,
+                       capture_output=True)
+
+    def start(self) -> None:
+        self._pg("pg_ctl", "-D", str(self.data), "-l", str(self.data / "server.log"), "-w",
+                 "-o", f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 "
+                 "-c fsync=off", "start")
+
+    def stop(self) -> None:
+        self._pg("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+
+
+@pytest.fixture
+def postgres():
+    server = PrivatePostgres()
+    server.start()
+    yield server
+    try:
+        server.stop()
+    except subprocess.CalledProcessError:
+        pass  # already stopped
+    shutil.rmtree(server.folder, ignore_errors=True)
+
+
+def test_requests_during_an_outage_are_503_and_work_resumes(postgres, tmp_path):
+    from annotator.annotate.assignment import assign_documents
+    from annotator.ingest import import_file
+    from annotator.models import Assignment, User
+    from annotator.study.accounts import create_user
+    from annotator.study.projects import create_project
+    from tests.helpers import pairs, write_jsonl
+
+    database = Database(postgres.url)
+    database.upgrade()
+    with database.session() as session:
+        lee = create_user(session, "lee", PASSWORD, "lead")
+        create_user(session, "ana", PASSWORD, "annotator")
+        create_user(session, "ben", PASSWORD, "annotator")
+        project = create_project(session, "trial", "infolossqa", leads=[lee])
+        import_file(session, project, write_jsonl(tmp_path / "d.jsonl", pairs(2)))
+        assign_documents(session, project, ["ana", "ben"])
+        held = [a.id for a in session.scalars(select(Assignment).join(User).where(
+            User.username == "ana").order_by(Assignment.id))]
+    config = Config.from_env({}, instance_path=tmp_path / "instance",
+                             database_url=postgres.url, secret_key="test-secret",
+                             exports_path=tmp_path / "exports")
+    app = create_app(config)
+    client = app.test_client()
+    assert login(client, "ana").status_code == 302
+    token = csrf_token(client, "/my")
+
+    def save(assignment_id):
+        return client.post(f"/api/assignments/{assignment_id}/edits",
+                           headers={"X-CSRFToken": token},
+                           json={"edit_type": "deletion", "fields": {"question": "What dose?"},
+                                 "spans": [{"side": "source", "start": 0, "end": 8}]})
+
+    assert save(held[0]).status_code == 201
+    postgres.stop()
+    answers = {"api save": save(held[1]), "page": client.get("/my"),
+               "project page": client.get(f"/assignments/{held[1]}"),
+               "health": client.get("/healthz")}
+    for what, response in answers.items():
+        assert response.status_code == 503, (what, response.status_code,
+                                             response.get_data(as_text=True)[:300])
+    for what in ("api save", "page", "project page"):
+        assert answers[what].headers["Retry-After"] == "2", what
+    assert "try again" in answers["page"].get_data(as_text=True)
+    postgres.start()
+    assert save(held[1]).status_code == 201  # the same client, the same session cookie
+    assert client.get("/my").status_code == 200
+    with database.session() as session:
+        assert session.scalar(select(func.count()).select_from(Edit)) == 2
+    app.extensions["annotator_db"].dispose()
+    database.dispose()
