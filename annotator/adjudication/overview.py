@@ -90,10 +90,12 @@ def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
                      for et in schema.edit_types}
     field_conditions = {et.name: {f.name: f.when for f in et.fields if f.when is not None}
                         for et in schema.edit_types}
+    single_span = {et.name for et in schema.edit_types if not et.multi_span}
     assignments = original_assignments(session, document)
     units = current_units(session, document, embed)
     rows = {e.id: e for e in source_edits(assignments)}
     views = {i: edit_view(e) for i, e in rows.items()}
+    every_edit = list(views.values())
     everyone = {a.user.username for a in assignments}
     decided = decided_units(session, document)
     counts = {"accept": 0, "merge": 0, "reject": 0}
@@ -103,7 +105,8 @@ def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
             continue
         members = [views[i] for i in unit.edit_ids]
         verdict = decide_unit(members, everyone, rules, field_types, field_options,
-                              document.source, document.target, field_conditions)
+                              document.source, document.target, field_conditions,
+                              document_edits=every_edit, single_span=single_span)
         note = f"automatic ({rules.edit_rule} rule): {verdict.reason}"
         checked = (unit, [rows[i] for i in unit.edit_ids])  # open, known, undecided
         if verdict.action == "accept":
@@ -119,11 +122,13 @@ def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
                                 spans=verdict.spans, note=note, automatic=True,
                                 source_ids=verdict.agreeing, checked=checked)
             except ValidationFailed as exc:  # e.g. no majority span on a required side
-                verdict.action = "leave"
+                verdict.action, verdict.category = "leave", "invalid merge"
                 verdict.reason += f"; the merged edit is not valid ({exc}): left to the lead"
         verdicts.append({"unit": unit.key, "action": verdict.action, "reason": verdict.reason,
                          "edit_type": verdict.edit_type, "spans": verdict.spans,
-                         "fields": verdict.fields})
+                         "fields": verdict.fields, "category": verdict.category,
+                         "unit_type": unit_type(verdict, members),
+                         "evidence": verdict.evidence})
         if verdict.action in counts:
             counts[verdict.action] += 1
     ratings = apply_rating_rules(session, document, user)
@@ -136,6 +141,19 @@ def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
             "units_merged": counts["merge"], "units_rejected": counts["reject"],
             "ratings_resolved": len(ratings), "open": left, "completed": completed,
             "verdicts": verdicts}
+
+
+def unit_type(verdict, members) -> str:
+    """The edit type a unit is counted under in the coverage report: the type the verdict
+    chose, else the type most of the unit's annotators marked (ties: the first by name)."""
+    if verdict.edit_type:
+        return verdict.edit_type
+    inside = {m.id for m in members}
+    votes: dict[str, set] = {}
+    for m in members:
+        if m.parent_id not in inside:
+            votes.setdefault(m.edit_type, set()).add(m.annotator)
+    return min(votes, key=lambda t: (-len(votes[t]), t)) if votes else "none"
 
 
 @dataclass
