@@ -29,8 +29,8 @@ is not one finding). Edits left alone form single-edit units ("unmatched"), so n
 Composite edits (SALSA's split and structure) are units with their constituents: a
 composite's evidence is its own spans and its constituents' spans, it links only with a
 composite of the same type, and only by IoU or question (one annotator's composites often
-share a token, so nesting would join them), and its constituents join whatever unit it is in (they are never
-grouped, nor decided, on their own).
+share a token, so nesting would join them), and its constituents join whatever unit it is
+in (they are never grouped, nor decided, on their own).
 """
 
 from __future__ import annotations

@@ -81,8 +81,9 @@ def apply_automatic(session: Session, document: Document, user=None, *, embed=No
         return _apply_automatic(session, document, user, embed, mark_complete)
 
 
-def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
-    require_open(session, document)
+def pending_verdicts(session, document, embed=None, *, freeze: bool = True) -> list[tuple]:
+    """(unit, members, verdict) of the project's rules for every undecided unit of the
+    document, deciding nothing (``freeze``: record the grouping if it is not yet)."""
     rules = AutoRules.from_settings(document.project.settings)
     schema = project_schema(document.project)
     field_types = {et.name: {f.name: f.type for f in et.fields} for et in schema.edit_types}
@@ -92,21 +93,30 @@ def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
                         for et in schema.edit_types}
     single_span = {et.name for et in schema.edit_types if not et.multi_span}
     assignments = original_assignments(session, document)
-    units = current_units(session, document, embed)
-    rows = {e.id: e for e in source_edits(assignments)}
-    views = {i: edit_view(e) for i, e in rows.items()}
+    units = current_units(session, document, embed, freeze=freeze)
+    views = {e.id: edit_view(e) for e in source_edits(assignments)}
     every_edit = list(views.values())
     everyone = {a.user.username for a in assignments}
     decided = decided_units(session, document)
-    counts = {"accept": 0, "merge": 0, "reject": 0}
-    verdicts = []
+    out = []
     for unit in units:
         if unit.key in decided:
             continue
         members = [views[i] for i in unit.edit_ids]
-        verdict = decide_unit(members, everyone, rules, field_types, field_options,
-                              document.source, document.target, field_conditions,
-                              document_edits=every_edit, single_span=single_span)
+        out.append((unit, members, decide_unit(
+            members, everyone, rules, field_types, field_options, document.source,
+            document.target, field_conditions, document_edits=every_edit,
+            single_span=single_span)))
+    return out
+
+
+def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
+    require_open(session, document)
+    rules = AutoRules.from_settings(document.project.settings)
+    rows = {e.id: e for e in source_edits(original_assignments(session, document))}
+    counts = {"accept": 0, "merge": 0, "reject": 0}
+    verdicts = []
+    for unit, members, verdict in pending_verdicts(session, document, embed):
         note = f"automatic ({rules.edit_rule} rule): {verdict.reason}"
         checked = (unit, [rows[i] for i in unit.edit_ids])  # open, known, undecided
         if verdict.action == "accept":
@@ -127,7 +137,7 @@ def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
         verdicts.append({"unit": unit.key, "action": verdict.action, "reason": verdict.reason,
                          "edit_type": verdict.edit_type, "spans": verdict.spans,
                          "fields": verdict.fields, "category": verdict.category,
-                         "unit_type": unit_type(verdict, members),
+                         "unit_type": unit_type(verdict.edit_type, members),
                          "evidence": verdict.evidence})
         if verdict.action in counts:
             counts[verdict.action] += 1
@@ -143,11 +153,12 @@ def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
             "verdicts": verdicts}
 
 
-def unit_type(verdict, members) -> str:
-    """The edit type a unit is counted under in the coverage report: the type the verdict
-    chose, else the type most of the unit's annotators marked (ties: the first by name)."""
-    if verdict.edit_type:
-        return verdict.edit_type
+def unit_type(chosen: str | None, members) -> str:
+    """The edit type a unit is counted under in the coverage report: the type a verdict or
+    decision chose, else the type most of the unit's annotators marked (ties: the first by
+    name)."""
+    if chosen:
+        return chosen
     inside = {m.id for m in members}
     votes: dict[str, set] = {}
     for m in members:

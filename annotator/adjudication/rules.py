@@ -165,6 +165,9 @@ def decide_unit(members: Sequence[EditView], everyone: set[str], rules: AutoRule
                         category="not identical")
     n, k = ev.n, rules.needed(ev.n)
     rule = f"majority rule: {k} of {n}"
+    composite = any(e.constituents for edits in ev.marked.values() for e in edits)
+    if len(ev.marked) < k and composite:
+        return _lone_composite(ev, rules, k, everything)
     if len(ev.marked) < k:
         return _too_few(ev, rules, k, everything)
     voters = ev.voters()
@@ -246,6 +249,23 @@ def _too_few(ev: UnitEvidence, rules: AutoRules, k: int, everything: list[int]) 
     return _verdict(ev, "leave", f"{len(ev.marked)} of {n} annotators marked it "
                     f"({ev.describe()}) and {len(silent)} marked no edit overlapping it; the "
                     f"majority rule needs {k}", category="tie")
+
+
+def _lone_composite(ev: UnitEvidence, rules: AutoRules, k: int,
+                    everything: list[int]) -> Verdict:
+    """A composite fewer than k annotators marked. Composites match on their constituents
+    as a whole (:mod:`grouping`), so the others' composites that merely share a token with
+    it are other units: they marked no composite matching it."""
+    n = ev.n
+    (edit_type,) = {e.edit_type for edits in ev.marked.values() for e in edits}
+    others = [name for name in ev.everyone if name not in ev.marked]
+    if len(others) >= k and rules.minority == "reject":
+        touching = f" ({ev.elsewhere_text()} overlap it)" if ev.elsewhere else ""
+        return _verdict(ev, "reject", f"{len(others)} of {n} annotators did not mark this "
+                        f"{edit_type}; {names(others)} marked no {edit_type} matching it"
+                        f"{touching}; only {ev.describe()} marked it (majority rule: {k} of "
+                        f"{n})", everything)
+    return _too_few(ev, rules, k, everything)
 
 
 def _composites(ev: UnitEvidence, edit_type: str, by_annotator: dict, k: int,

@@ -65,6 +65,8 @@ def auto(project_name, no_embeddings, dry_run, as_json):
 
     embed = _embed(no_embeddings)
     database = open_database()
+    from annotator.adjudication.coverage import tally
+
     summary = {"project": project_name, "dry_run": dry_run, "documents": 0,
                "units_accepted": 0, "units_merged": 0, "units_rejected": 0,
                "ratings_resolved": 0, "completed": 0, "left": [], "verdicts": {}}
@@ -85,6 +87,9 @@ def auto(project_name, no_embeddings, dry_run, as_json):
                     settle(session, [d.id for d in chunk])  # their queue entries, now
         if dry_run:
             session.rollback()  # nothing of the run is kept
+    # Coverage per edit type (issue 42): what the rules decided and why each unit is left.
+    summary.update(tally({"document": doc_id, **v} for doc_id, verdicts
+                         in summary["verdicts"].items() for v in verdicts))
     if as_json:
         click.echo(json.dumps(summary, sort_keys=True))
         return
@@ -98,6 +103,14 @@ def auto(project_name, no_embeddings, dry_run, as_json):
         for doc_id, verdicts in summary["verdicts"].items():
             for v in verdicts:
                 click.echo(f"  {doc_id} {v['unit']}: {v['action']}: {v['reason']}")
+    for edit_type, counts in summary["by_type"].items():
+        why = ", ".join(f"{n} {c}" for c, n in counts["why_left"].items())
+        click.echo(f"  {edit_type}: {counts['accepted']} accepted, {counts['merged']} merged, "
+                   f"{counts['rejected']} rejected, {counts['left']} left"
+                   + (f" ({why})" if why else ""))
+    for unit in summary["left_units"]:
+        click.echo(f"  left unit: {unit['document']} {unit['unit']} ({unit['unit_type']}, "
+                   f"{unit['category']}): {unit['reason']}")
     for left in summary["left"]:
         click.echo(f"  left for the lead: {left['id']}: {left.get('summary', left.get('reason'))}")
     if not summary["left"]:
@@ -140,8 +153,11 @@ def _decide(session, document, embed, summary: dict) -> None:
 @click.option("--field", "fields", multiple=True, metavar="NAME=MODE",
               help="How a field is compared: compare, majority, median (ordinal) or ignore. "
                    "Repeatable. Defaults: text ignored, ordinal by median, choices compared.")
-@click.option("--span-merge", type=click.Choice(["majority_tokens", "base"]),
-              help="Gold spans: the tokens most agreeing edits cover, or the base edit's.")
+@click.option("--span-merge", metavar="RULE",
+              help="Gold span of a unit marked at different granularity: majority_tokens "
+                   "(tokens most agreeing annotators cover), union, intersection, "
+                   "annotator:NAME (that annotator's spans) or base (the base edit's). "
+                   "Stated in the release manifest.")
 def rules(project_name, edit_rule, min_agree, minority, fields, span_merge):
     """Show, or change, the automatic adjudication rules of PROJECT."""
     from annotator.adjudication.rules import AutoRules, RulesError
