@@ -178,6 +178,7 @@ def untrue_reasons(document, edits: list, reason: str, unit_ids: list[int]) -> l
     """The claims of ``reason`` about one unit (``unit_ids``) that the stored ``edits`` of
     the document (:class:`annotator.models.Edit`) contradict. Checked claims:
     "<names> marked no edit overlapping it" / "marked no edit overlapping it (<names>)",
+    "marked no <type> overlapping it (<names>)", "<names> marked no <type> matching it",
     "N of M annotators marked <type> here (<names>...)", "only <name> (...) marked it",
     "N of M annotators marked the same <type> with the same constituents (<names>)"."""
     who = {e.id: e.assignment.user.username for e in edits}
@@ -212,6 +213,13 @@ def untrue_reasons(document, edits: list, reason: str, unit_ids: list[int]) -> l
         theirs = [_parts(e, edits) for e in unit if e.edit_type == edit_type]
         if any(_parts(e, edits) in theirs for e in mine):
             bad.append(f"{listed} are said to have marked no matching {edit_type}, but did")
+    for kinds, listed in re.findall(r"marked no ((?!edit )\w+(?: or \w+)*) overlapping it "
+                                    r"\(([^)]*)\)", reason):
+        for name in _names(listed):
+            mine = [e for e in edits if who[e.id] == name and e.edit_type in kinds.split(" or ")]
+            if any(_touch(spans[e.id], unit_spans, document.source, document.target)
+                   for e in mine):
+                bad.append(f"{name} is said to have marked no {kinds} overlapping, but did")
     only = re.search(r"only (\w+) \(", reason)
     if only:
         others = {who[e.id] for e in unit} - {only.group(1)}

@@ -117,13 +117,22 @@ def test_a_type_split_is_left_with_who_marked_what():
 
 def test_nobody_is_called_silent_whose_edit_touches_the_unit_from_another_unit():
     lone = EditView(1, "ann_a", "deletion", (("source", *at(SOURCE, "begins the")),), {})
-    other = EditView(2, "ann_b", "insertion", (("source", *at(SOURCE, "the largest")),), {})
-    verdict = decide_unit([lone], {"ann_a", "ann_b", "ann_c"}, AutoRules(edit_rule="majority"),
-                          {}, {}, SOURCE, TARGET, document_edits=[lone, other])
+    other = EditView(2, "ann_b", "deletion", (("source", *at(SOURCE, "the largest")),), {})
+    majority = AutoRules(edit_rule="majority")
+    verdict = decide_unit([lone], {"ann_a", "ann_b", "ann_c"}, majority, {}, {}, SOURCE,
+                          TARGET, document_edits=[lone, other])
     # ann_c is silent, ann_b is not: one silent annotator is no majority of 2 -> the lead
     assert (verdict.action, verdict.category) == ("leave", "overlaps another unit")
     assert "ann_b's edit 2 overlap it" in verdict.reason
     assert "ann_b" not in verdict.evidence["silent"]
+    # ann_b's overlapping edit is of another type: ann_b marked no deletion there
+    other = EditView(2, "ann_b", "substitution", other.spans, {})
+    verdict = decide_unit([lone], {"ann_a", "ann_b", "ann_c"}, majority, {}, {}, SOURCE,
+                          TARGET, document_edits=[lone, other])
+    assert verdict.action == "reject"
+    assert verdict.reason.startswith("2 of 3 annotators marked no deletion overlapping it "
+                                     "(ann_b and ann_c); ann_b's edit 2 overlap it as another "
+                                     "type")
     verdict = decide_unit([lone], {"ann_a", "ann_b", "ann_c"}, AutoRules(edit_rule="majority"),
                           {}, {}, SOURCE, TARGET, document_edits=[lone])
     assert verdict.action == "reject"

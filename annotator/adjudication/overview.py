@@ -127,10 +127,8 @@ def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
                              checked=checked)
         elif verdict.action == "merge":
             try:
-                decisions.merge(session, document, unit.edit_ids, verdict.base_id, user,
-                                edit_type=verdict.edit_type, fields=verdict.fields,
-                                spans=verdict.spans, note=note, automatic=True,
-                                source_ids=verdict.agreeing, checked=checked)
+                decisions.merge_each(session, document, unit.edit_ids, verdict.parts, user,
+                                     note=note, automatic=True, checked=checked)
             except ValidationFailed as exc:  # e.g. no majority span on a required side
                 verdict.action, verdict.category = "leave", "invalid merge"
                 verdict.reason += f"; the merged edit is not valid ({exc}): left to the lead"

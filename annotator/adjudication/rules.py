@@ -125,6 +125,9 @@ class Verdict:
     fields: dict | None = None
     spans: list[dict] | None = None
     category: str | None = None  # why a unit is left to the lead (see the module doc)
+    # A merge: one gold edit per part {base_id, edit_type, fields, spans, source_ids, how}
+    # (several when the same annotators marked several changes over the same words).
+    parts: list[dict] | None = None
     evidence: dict | None = None  # who marked what, as the reason states it
 
 
@@ -171,6 +174,13 @@ def decide_unit(members: Sequence[EditView], everyone: set[str], rules: AutoRule
     if len(ev.marked) < k:
         return _too_few(ev, rules, k, everything)
     voters = ev.voters()
+    tables = (field_types, field_options, field_conditions or {}, single_span)
+    majority_types = sorted(t for t, v in voters.items() if len(v) >= k)
+    if len(majority_types) > 1 and not composite and _nested(voters, majority_types):
+        # Each of these types has its majority and no annotator marked one of them where
+        # another marked only the other (their annotators are nested sets): several changes
+        # over the same words, e.g. an insertion and a reorder, one gold edit per type.
+        return _several_changes(ev, majority_types, voters, rules, tables, source, target)
     top = max(len(v) for v in voters.values())
     winners = sorted(t for t, v in voters.items() if len(v) == top)
     if top < k or len(winners) > 1:
@@ -180,17 +190,32 @@ def decide_unit(members: Sequence[EditView], everyone: set[str], rules: AutoRule
                         f"with different types: {ev.describe()}; {why}", category="type split")
     edit_type = winners[0]
     chosen = voters[edit_type]
+    context = _context(ev, chosen, [edit_type])
+    if composite:
+        by_annotator = {name: [e for e in ev.marked[name] if e.edit_type == edit_type]
+                        for name in chosen}
+        return _composites(ev, edit_type, by_annotator, k, everything, context)
+    verdict = _merge_type(ev, edit_type, chosen, rules, tables, source, target)
+    if verdict.action == "merge":
+        verdict.reason += f"{context}; {verdict.parts[0]['how']} ({rule})"
+    return verdict
+
+
+def _merge_type(ev: UnitEvidence, edit_type: str, chosen: list[str], rules: AutoRules,
+                tables: tuple, source: str, target: str) -> Verdict:
+    """The merge of the ``chosen`` annotators' edits of ``edit_type`` in the unit (their
+    fields per annotator, along the answer path; the span by the project's span rule), or
+    why it cannot be made."""
+    field_types, field_options, field_conditions, single_span = tables
+    n = ev.n
     by_annotator = {name: [e for e in ev.marked[name] if e.edit_type == edit_type]
                     for name in chosen}
     agreeing = sorted((e for edits in by_annotator.values() for e in edits), key=lambda e: e.id)
     base = agreeing[0]
-    context = _context(ev, chosen, edit_type)
-    if any(e.constituents for e in agreeing):
-        return _composites(ev, edit_type, by_annotator, k, everything, context)
     fields, problems = merged_fields([_annotator_view(edits) for edits in by_annotator.values()],
                                      base, rules, field_types.get(edit_type, {}),
                                      field_options.get(edit_type, {}),
-                                     (field_conditions or {}).get(edit_type, {}))
+                                     field_conditions.get(edit_type, {}))
     ids = [e.id for e in agreeing]
     if problems:
         return _verdict(ev, "leave", f"{len(chosen)} of {n} annotators marked {edit_type} here "
@@ -202,9 +227,36 @@ def decide_unit(members: Sequence[EditView], everyone: set[str], rules: AutoRule
         return _verdict(ev, "leave", f"{len(chosen)} of {n} annotators marked {edit_type} here "
                         f"({names(chosen)}) but no span is left by the span rule: {how}", ids,
                         base.id, category="no majority span")
+    part = {"base_id": base.id, "edit_type": edit_type, "fields": fields, "spans": spans,
+            "source_ids": ids, "how": f"gold span: {how}"}
     return _verdict(ev, "merge", f"{len(chosen)} of {n} annotators marked {edit_type} here "
-                    f"({ev.describe(chosen)}){context}; gold span: {how} ({rule})", ids,
-                    base.id, edit_type=edit_type, fields=fields, spans=spans)
+                    f"({ev.describe(chosen)})", ids, base.id, edit_type=edit_type,
+                    fields=fields, spans=spans, parts=[part])
+
+
+def _nested(voters: dict, types: list[str]) -> bool:
+    sets = [set(voters[t]) for t in types]
+    return all(a <= b or b <= a for a in sets for b in sets)
+
+
+def _several_changes(ev: UnitEvidence, types: list[str], voters: dict, rules: AutoRules,
+                     tables: tuple, source: str, target: str) -> Verdict:
+    k, n = rules.needed(ev.n), ev.n
+    merged = []
+    for edit_type in types:
+        verdict = _merge_type(ev, edit_type, voters[edit_type], rules, tables, source, target)
+        if verdict.action != "merge":
+            return verdict
+        merged.append(verdict)
+    chosen = sorted({name for t in types for name in voters[t]})
+    reason = "; ".join(f"{len(voters[v.edit_type])} of {n} annotators marked {v.edit_type} "
+                       f"here ({names(voters[v.edit_type])})" for v in merged)
+    first = merged[0]
+    return _verdict(ev, "merge", f"{reason}: one gold edit per type"
+                    f"{_context(ev, chosen, types)}; {first.parts[0]['how']} (majority rule: "
+                    f"{k} of {n})", sorted(i for v in merged for i in v.agreeing), first.base_id,
+                    edit_type=first.edit_type, fields=first.fields, spans=first.spans,
+                    parts=[v.parts[0] for v in merged])
 
 
 def _verdict(ev: UnitEvidence, action: str, reason: str, agreeing=(), base_id=None,
@@ -215,13 +267,13 @@ def _verdict(ev: UnitEvidence, action: str, reason: str, agreeing=(), base_id=No
     return Verdict(action, reason, list(agreeing), base_id, evidence=evidence, **more)
 
 
-def _context(ev: UnitEvidence, chosen: list[str], edit_type: str) -> str:
+def _context(ev: UnitEvidence, chosen: list[str], types: list[str]) -> str:
     """What the other annotators did: outvoted types, silence, or an edit elsewhere."""
     parts = []
     outvoted = [n for n in sorted(ev.marked) if n not in chosen]
     if outvoted:
         parts.append(f"outvoted: {ev.describe(outvoted)}")
-    also = [n for n in chosen if any(e.edit_type != edit_type for e in ev.marked[n])]
+    also = [n for n in chosen if any(e.edit_type not in types for e in ev.marked[n])]
     if also:
         parts.append(f"also marked as another type by {names(also)}")
     if ev.silent:
@@ -240,6 +292,13 @@ def _too_few(ev: UnitEvidence, rules: AutoRules, k: int, everything: list[int]) 
     if len(silent) >= k and rules.minority == "reject":
         return _verdict(ev, "reject", f"{len(silent)} of {n} annotators marked no edit "
                         f"overlapping it ({names(silent)}); {who} ({rule})", everything)
+    types = {e.edit_type for edits in ev.marked.values() for e in edits}
+    other_types = ev.silent_on(types)
+    if ev.elsewhere and len(other_types) >= k and rules.minority == "reject":
+        kind = " or ".join(sorted(types))
+        return _verdict(ev, "reject", f"{len(other_types)} of {n} annotators marked no {kind} "
+                        f"overlapping it ({names(other_types)}); {ev.elsewhere_text()} overlap "
+                        f"it as another type, in another unit; {who} ({rule})", everything)
     if ev.elsewhere:
         return _verdict(ev, "leave", f"{who}; {ev.elsewhere_text()} overlap it from another "
                         f"unit ({rule}): the lead decides", category="overlaps another unit")

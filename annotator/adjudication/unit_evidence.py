@@ -10,7 +10,8 @@ annotator). So every claim is computed here from the edits themselves:
 - ``silent``: the annotators none of whose edits in the whole document touches the unit's
   evidence (a shared token on a side both have spans on);
 - ``elsewhere``: the annotators outside the unit whose edits do touch it (grouped in
-  another unit): they are never called silent.
+  another unit): they are never called silent, only, when all those edits are of other
+  types, said to have marked no edit *of the unit's type* overlapping it.
 """
 
 from __future__ import annotations
@@ -33,6 +34,13 @@ class UnitEvidence:
     marked: dict[str, list[EditView]]  # annotator -> their top-level edits in the unit
     silent: list[str]
     elsewhere: dict[str, list[int]]  # annotator -> ids of their edits touching the unit
+    elsewhere_types: dict[str, list[str]] = None  # annotator -> those edits' types
+
+    def silent_on(self, types: set[str]) -> list[str]:
+        """The annotators outside the unit with no edit of one of ``types`` touching it
+        (the silent ones, and those whose touching edits are all of other types)."""
+        return [n for n in self.everyone if n not in self.marked
+                and not set((self.elsewhere_types or {}).get(n, ())) & types]
 
     @property
     def n(self) -> int:
@@ -76,6 +84,7 @@ def unit_evidence(members: Sequence[EditView], everyone: set[str] | Sequence[str
             marked.setdefault(m.annotator, []).append(m)
     outside = [n for n in sorted(everyone) if n not in marked]
     elsewhere: dict[str, list[int]] = {}
+    kinds: dict[str, set] = {}
     others = [e for e in document_edits or () if e.id not in inside and e.annotator in outside]
     if others:
         tokens = document_tokens(source, target)
@@ -83,8 +92,10 @@ def unit_evidence(members: Sequence[EditView], everyone: set[str] | Sequence[str
         for e in sorted(others, key=lambda e: e.id):
             if touches(unit, evidence_tokens(e, tokens)):
                 elsewhere.setdefault(e.annotator, []).append(e.id)
+                kinds.setdefault(e.annotator, set()).add(e.edit_type)
     return UnitEvidence(everyone=sorted(everyone), marked=marked,
-                        silent=[n for n in outside if n not in elsewhere], elsewhere=elsewhere)
+                        silent=[n for n in outside if n not in elsewhere], elsewhere=elsewhere,
+                        elsewhere_types={n: sorted(t) for n, t in kinds.items()})
 
 
 def names(items: Sequence[str]) -> str:
