@@ -225,3 +225,38 @@ def test_a_three_annotator_salsa_shaped_study_has_only_true_reasons(env, tmp_pat
     left = sum(c["left"] for c in summary["by_type"].values())
     assert left == len(summary["left_units"])
     assert all(u["category"] and u["reason"] for u in summary["left_units"])
+
+
+def test_the_queue_page_says_per_edit_type_what_was_decided_and_what_is_left(
+        env, app, database, users, tmp_path):
+    from tests.conftest import login
+
+    app.config["ADJUDICATION_EMBEDDINGS"] = False
+    rows = strike_rows()
+    rows[0]["edits"].append({"id": 9, "category": "deletion", "annotation": {},
+                             "input_idx": [at(SOURCE, "years")]})  # ann_a alone
+    data = tmp_path / "strike.json"
+    data.write_text(json.dumps(rows), encoding="utf-8")
+    run("project", "create", "salsa", "--schema", SALSA / "salsa.yml", "--lead", "lee")
+    run("import", "salsa", data, "--format", "thresh")
+    run("adjudicate", "rules", "salsa", "--edit-rule", "majority", "--minority", "leave")
+    with database.session() as session:
+        for a in session.scalars(select(Assignment)):
+            a.status = "done"
+        project_id = session.scalars(select(Document)).one().project_id
+    client = app.test_client()
+    login(client, "lee")
+    plain = client.get(f"/projects/{project_id}/adjudicate").get_data(as_text=True)
+    assert "coverage-by-type" not in plain and "coverage=1" in plain  # only on request
+    before = client.get(f"/projects/{project_id}/adjudicate?coverage=1").get_data(as_text=True)
+    assert 'data-category="rules not applied"' in before  # not run yet: the rules would merge
+    run("adjudicate", "auto", "salsa", "--no-embeddings")
+    after = client.get(f"/projects/{project_id}/adjudicate?coverage=1").get_data(as_text=True)
+    row = after[after.index('<tr data-type="substitution">'):]
+    row = row[:row.index("</tr>")]
+    assert "<td>0</td><td>1</td><td>0</td><td>0</td><td class=\"left\">0</td>" in row
+    row = after[after.index('<tr data-type="deletion">'):]
+    row = row[:row.index("</tr>")]
+    assert '<td class="left">1</td>' in row and "1 minority" in row
+    assert ("only ann_a (deletion) marked it; ann_b and ann_c marked no edit overlapping "
+            "it; the project leaves outvoted units to the lead") in after
