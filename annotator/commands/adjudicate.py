@@ -53,7 +53,8 @@ def auto(project_name, no_embeddings, dry_run, as_json):
     edit-level majority; resolves ratings by majority (Devaraj et al. 2022; ties and
     all-different items are left) and by third-annotator labels, and marks documents with
     nothing left as adjudicated. Every decision is recorded as automatic and can be undone.
-    Prints what is left for the lead.
+    Prints, per edit type, the units accepted, merged, rejected and left, and every unit
+    left for the lead with why (tie, type split, field conflict, ...).
     """
     from annotator.adjudication.queue import deferred_marks, settle
     from annotator.adjudication.store import (
