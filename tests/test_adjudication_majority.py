@@ -12,8 +12,8 @@ from sqlalchemy import func, select
 from annotator.adjudication import decisions as d
 from annotator.adjudication import store
 from annotator.adjudication.gold import gold_record
-from annotator.adjudication.grouping import EditView
 from annotator.adjudication.gold_spans import merged_spans
+from annotator.adjudication.grouping import EditView
 from annotator.adjudication.rules import AutoRules, RulesError, decide_unit
 from annotator.annotate.assignment import assign_documents
 from annotator.cli import main

@@ -20,6 +20,18 @@ from collections.abc import Iterable
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from annotator.adjudication.overview import pending_verdicts, unit_type
+from annotator.adjudication.store import (
+    batch_reads,
+    current_units,
+    decided_units,
+    edit_view,
+    is_ready,
+    original_assignments,
+    source_edits,
+)
+from annotator.models import AdjudicationState, Document
+
 ACTIONS = {"accept": "accepted", "merge": "merged", "reject": "rejected",
            "keep_both": "kept", "leave": "left"}
 
@@ -49,18 +61,6 @@ def project_coverage(session: Session, project) -> dict:
     """The coverage of a project's ready documents as they stand: decided units by the
     decision in force, open units by what the rules say of them now (a unit the rules would
     decide is left with the category ``rules not applied``). Reads only."""
-    from annotator.adjudication.overview import pending_verdicts, unit_type
-    from annotator.adjudication.store import (
-        batch_reads,
-        current_units,
-        decided_units,
-        edit_view,
-        is_ready,
-        original_assignments,
-        source_edits,
-    )
-    from annotator.models import AdjudicationState, Document
-
     complete = set(session.scalars(select(AdjudicationState.document_id).join(Document).where(
         Document.project_id == project.id, AdjudicationState.status == "complete")))
     rows = []

@@ -17,7 +17,7 @@ annotator). So every claim is computed here from the edits themselves:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from annotator.adjudication.grouping import (
     EditView,
@@ -34,13 +34,13 @@ class UnitEvidence:
     marked: dict[str, list[EditView]]  # annotator -> their top-level edits in the unit
     silent: list[str]
     elsewhere: dict[str, list[int]]  # annotator -> ids of their edits touching the unit
-    elsewhere_types: dict[str, list[str]] = None  # annotator -> those edits' types
+    elsewhere_types: dict[str, list[str]] = field(default_factory=dict)  # their types
 
     def silent_on(self, types: set[str]) -> list[str]:
         """The annotators outside the unit with no edit of one of ``types`` touching it
         (the silent ones, and those whose touching edits are all of other types)."""
         return [n for n in self.everyone if n not in self.marked
-                and not set((self.elsewhere_types or {}).get(n, ())) & types]
+                and not set(self.elsewhere_types.get(n, ())) & types]
 
     @property
     def n(self) -> int:
