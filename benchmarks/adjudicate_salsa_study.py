@@ -180,7 +180,8 @@ def untrue_reasons(document, edits: list, reason: str, unit_ids: list[int]) -> l
     "<names> marked no edit overlapping it" / "marked no edit overlapping it (<names>)",
     "marked no <type> overlapping it (<names>)", "<names> marked no <type> matching it",
     "N of M annotators marked <type> here (<names>...)", "only <name> (...) marked it",
-    "N of M annotators marked the same <type> with the same constituents (<names>)"."""
+    "N of M annotators marked the same <type> with the same constituents (<names>)",
+    and every "<name> (<type>, <type> as K edits)": what that annotator has in the unit."""
     who = {e.id: e.assignment.user.username for e in edits}
     everyone = {e.assignment.user.username for e in edits} | {
         a.user.username for a in document.assignments}
@@ -220,6 +221,21 @@ def untrue_reasons(document, edits: list, reason: str, unit_ids: list[int]) -> l
             if any(_touch(spans[e.id], unit_spans, document.source, document.target)
                    for e in mine):
                 bad.append(f"{name} is said to have marked no {kinds} overlapping, but did")
+    top = [e for e in unit if e.parent_id not in set(unit_ids)]
+    for name, listed in re.findall(r"(\w+) \((\w+(?: as \d+ edits)?(?:, \w+(?: as \d+ "
+                                   r"edits)?)*)\)", reason):
+        if name not in everyone:
+            continue
+        said = {}
+        for item in listed.split(", "):
+            kind, _, count = item.partition(" as ")
+            said[kind] = int(count.split()[0]) if count else 1
+        stored = {}
+        for e in top:
+            if who[e.id] == name:
+                stored[e.edit_type] = stored.get(e.edit_type, 0) + 1
+        if said != stored:
+            bad.append(f"{name} is said to have marked {said} in the unit, stored {stored}")
     only = re.search(r"only (\w+) \(", reason)
     if only:
         others = {who[e.id] for e in unit} - {only.group(1)}

@@ -46,12 +46,13 @@ function line(text, window, marked) {
   return parts;
 }
 
-/** The extents block of a unit, or null when one annotator has edits in it. */
+/** The extents block of a unit marked at different granularity (null for any other unit:
+ *  its edits' quotes already show the one extent they share). */
 export function extentBlock(state, unit, chip) {
-  if (unit.annotators.length < 2) return null;
+  if (unit.annotators.length < 2 || !unit.granularity) return null;
   const by = spansBy(state, unit);
   const block = el("div", { class: "extents", role: "group", "aria-label": `each annotator's extent in unit ${unit.number}` },
-    el("p", { class: "meta" }, unit.granularity ? "Marked at different granularity: each annotator's extent" : "Each annotator's extent"));
+    el("p", { class: "meta" }, "Marked at different granularity: each annotator's extent"));
   for (const side of ["source", "target"]) {
     const all = Object.values(by).flatMap((s) => s[side]);
     if (!all.length) continue;
