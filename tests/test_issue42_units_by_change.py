@@ -179,6 +179,10 @@ def test_the_issue_example_ends_as_one_gold_edit_stated_in_the_release(env, tmp_
                 AdjudicationDecision.automatic.is_(True),
                 AdjudicationDecision.kind == "merge")):
             assert salsa_study.untrue_reasons(document, edits, d.note, d.source_edit_ids) == []
+    refused = CliRunner().invoke(main, ["adjudicate", "rules", "salsa", "--span-merge",
+                                        "annotator:zoe"])
+    assert refused.exit_code == 2
+    assert "'zoe' is not an annotator of salsa (ann_a, ann_b, ann_c)" in refused.output
     run("release", "salsa", "--version", "v1")
     out = tmp_path / "v1"
     run("release", "export", "salsa", "v1", out)

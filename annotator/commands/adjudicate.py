@@ -185,6 +185,12 @@ def rules(project_name, edit_rule, min_agree, minority, fields, span_merge):
                      f"edit types (" + (", ".join(known) or "it has none") + ")", 2)
             modes[name.strip()] = mode.strip()
         current["fields"] = modes
+        named = (span_merge or "").partition("annotator:")[2].strip()
+        if named and named not in _annotators(session, project):
+            # Like a mistyped field: stored, it would silently never apply.
+            fail(f"--span-merge {span_merge!r}: {named!r} is not an annotator of "
+                 f"{project.name} (" + (", ".join(_annotators(session, project)) or "none yet")
+                 + ")", 2)
         try:
             chosen = AutoRules.from_settings({"adjudication": current})
         except RulesError as exc:
@@ -192,6 +198,21 @@ def rules(project_name, edit_rule, min_agree, minority, fields, span_merge):
         settings["adjudication"] = current
         project.settings = settings  # a new dict, so the JSON column is seen as changed
         click.echo(json.dumps(chosen.as_settings(), sort_keys=True))
+
+
+def _annotators(session, project) -> list[str]:
+    """Who annotates PROJECT: its annotator members and everyone with an assignment."""
+    from sqlalchemy import select
+
+    from annotator.models import Assignment, Document, ProjectMember, User
+
+    members = session.scalars(select(User.username).join(
+        ProjectMember, ProjectMember.user_id == User.id).where(
+        ProjectMember.project_id == project.id, ProjectMember.role == "annotator"))
+    assigned = session.scalars(select(User.username).join(
+        Assignment, Assignment.user_id == User.id).join(Document).where(
+        Document.project_id == project.id))
+    return sorted(set(members) | set(assigned))
 
 
 @adjudicate.command("status")
