@@ -264,3 +264,35 @@ def test_the_queue_page_says_per_edit_type_what_was_decided_and_what_is_left(
     assert '<td class="left">1</td>' in row and "1 minority" in row
     assert ("only ann_a (deletion) marked it; ann_b and ann_c marked no edit overlapping "
             "it; the project leaves outvoted units to the lead") in after
+
+
+def test_every_reason_is_true_on_a_randomised_three_annotator_study(env, tmp_path):
+    """benchmarks/bench_adjudicate_auto.py's study (spans shifted, subtypes changed, stray
+    one-token deletions: type splits, field conflicts, overlaps with other units), every
+    automatic decision and every left unit's reason checked against the stored edits."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    try:
+        import bench_adjudicate_auto as randomised
+    finally:
+        sys.path.pop(0)
+    url = Config.from_env().database_url
+    randomised.build(url, tmp_path, 60)
+    summary = json.loads(run("adjudicate", "auto", "salsa", "--no-embeddings", "--json"))
+    assert {u["category"] for u in summary["left_units"]} >= {"field conflict", "type split"}
+    database = Database(url)
+    checked, untrue = 0, []
+    with database.session() as session:
+        for document in session.scalars(select(Document)):
+            edits = [e for a in document.assignments for e in a.edits]
+            reasons = [(d.note, d.source_edit_ids) for d in session.scalars(
+                select(AdjudicationDecision).where(
+                    AdjudicationDecision.document_id == document.id,
+                    AdjudicationDecision.automatic.is_(True),
+                    AdjudicationDecision.kind.in_(["accept", "merge", "reject"])))]
+            reasons += [(u["reason"], [int(i) for i in u["unit"].split(":")[1].split(",")])
+                        for u in summary["left_units"] if u["document"] == document.external_id]
+            for reason, ids in reasons:
+                checked += 1
+                untrue += salsa_study.untrue_reasons(document, edits, reason, ids)
+    database.dispose()
+    assert checked > 300 and untrue == []
