@@ -184,6 +184,12 @@ def main() -> None:
               f"{len(summary['left'])} left for the lead; {summary['units_merged']} units "
               f"merged, {summary['units_accepted'] - summary['units_merged']} accepted, "
               f"{summary['units_rejected']} rejected")
+        why: dict[str, int] = {}
+        for counts in summary["by_type"].values():
+            for category, n in counts["why_left"].items():
+                why[category] = why.get(category, 0) + n
+        print("  units left, by why: " + (", ".join(f"{n} {c}" for c, n in sorted(
+            why.items(), key=lambda kv: -kv[1])) or "none"))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ SMALL = {
     "bench_cli_startup.py": ["--repeat", "5"],
     "bench_alpha.py": ["--items", "2000", "--repeat", "1"],
     "bench_adjudicate_auto.py": ["--documents", "30", "--no-embeddings"],
+    "adjudicate_salsa_study.py": ["--records", "12"],
     "bench_trailing.py": ["--pairs", "2000", "--workers", "2"],
     "bench_embeddings.py": ["--pairs", "20"],
     "bench_annotate_page.py": ["--rounds", "20"],

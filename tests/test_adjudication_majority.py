@@ -12,8 +12,9 @@ from sqlalchemy import func, select
 from annotator.adjudication import decisions as d
 from annotator.adjudication import store
 from annotator.adjudication.gold import gold_record
+from annotator.adjudication.gold_spans import merged_spans
 from annotator.adjudication.grouping import EditView
-from annotator.adjudication.rules import AutoRules, RulesError, decide_unit, merged_spans
+from annotator.adjudication.rules import AutoRules, RulesError, decide_unit
 from annotator.annotate.assignment import assign_documents
 from annotator.cli import main
 from annotator.ingest import import_file
@@ -151,7 +152,8 @@ def test_dry_run_changes_nothing_then_the_majority_rule_finishes_the_study(env, 
     assert dry.exit_code == 0, dry.output
     assert "would be accepted" in dry.output and "nothing changed" in dry.output
     assert "merge: 3 of 3 annotators marked deletion here" in dry.output
-    assert "reject: 2 of 3 annotators marked no edit here" in dry.output
+    assert ("reject: 2 of 3 annotators marked no edit overlapping it (ana and ben); only cy "
+            "(deletion) marked it" in dry.output)
     with database.session() as session:
         assert (_count(session, AdjudicationDecision), _count(session, AuditEvent)) == before
 

@@ -39,16 +39,42 @@ def test_overlapping_evidence_groups_edits_of_different_annotators():
 
 
 def test_low_overlap_alone_does_not_group_without_similarity():
-    edits = [view(1, "ana", "2.5 mg/kg i.v. daily for 12 weeks", "What dose?"),
-             view(2, "ben", "2.5 mg/kg", "What dose?")]
+    edits = [view(1, "ana", "2.5 mg/kg i.v. daily", "What dose?"),
+             view(2, "ben", "daily for 12 weeks", "What dose?")]  # 1 of 4 tokens shared
     assert groups(group_edits(edits, SOURCE, TARGET)) == [[1], [2]]
 
 
-def test_edits_of_one_annotator_never_share_a_unit():
-    edits = [view(1, "ana", "2.5 mg/kg i.v. daily", "q"), view(2, "ana", "2.5 mg/kg i.v.", "q"),
-             view(3, "ben", "2.5 mg/kg i.v. daily", "q")]
+def test_nested_edits_of_one_type_are_one_change_at_two_granularities():
+    # Issue 42: a wide edit and a narrow one inside it are one unit (no embedded questions
+    # to tell them apart); of different types, nesting alone is not enough.
+    edits = [view(1, "ana", "2.5 mg/kg i.v. daily for 12 weeks", "What dose?"),
+             view(2, "ben", "2.5 mg/kg", "What dose?")]
     units = group_edits(edits, SOURCE, TARGET)
-    assert groups(units) == [[1, 3], [2]]  # the exact match wins; ana's second edit stays alone
+    assert groups(units) == [[1, 2]] and units[0].granularity
+    assert units[0].iou == pytest.approx(2 / 7)
+    other = [edits[0], view(2, "ben", "2.5 mg/kg", "What dose?", edit_type="insertion")]
+    assert groups(group_edits(other, SOURCE, TARGET)) == [[1], [2]]
+
+
+def test_an_edit_split_in_two_by_another_annotator_is_one_unit():
+    # ana marks "2.5 mg/kg i.v. daily" once; ben marks it as "2.5 mg/kg" and "i.v. daily":
+    # one unit holding both of ben's halves.
+    edits = [view(1, "ana", "2.5 mg/kg i.v. daily", "q"), view(2, "ben", "2.5 mg/kg", "q"),
+             view(3, "ben", "i.v. daily", "q"), view(4, "ben", "double-blind", "q")]
+    units = group_edits(edits, SOURCE, TARGET)
+    assert groups(units) == [[1, 2, 3], [4]]
+    assert units[0].annotators == ["ana", "ben"] and units[0].iou == 1.0
+    assert units[0].granularity and not units[1].matched
+
+
+def test_edits_of_one_annotator_share_a_unit_only_through_another_annotator():
+    # Before issue 42 a unit held one edit per annotator and ana's second edit of the same
+    # words stood alone; now both of ana's edits are in ben's unit. Her own two nested
+    # edits elsewhere, which nobody else marked, stay two units.
+    edits = [view(1, "ana", "2.5 mg/kg i.v. daily", "q"), view(2, "ana", "2.5 mg/kg i.v.", "q"),
+             view(3, "ben", "2.5 mg/kg i.v. daily", "q"), view(4, "ana", "double-blind", "q"),
+             view(5, "ana", "was double-blind", "q")]
+    assert groups(group_edits(edits, SOURCE, TARGET)) == [[1, 2, 3], [4], [5]]
 
 
 def test_partial_overlap_plus_similar_question_groups(embed):

@@ -68,7 +68,11 @@ def test_sub_answer_majority_counts_only_the_edits_on_that_path(substitution):
                sub(3, "cy", **{INFO: "different", f"{INFO}.different": "a lot"})]
     verdict = decide(substitution, members)
     assert verdict.action == "leave"
-    assert verdict.reason == (f"{INFO}.same: no majority value (tie): 'bad' x1, 'good' x1")
+    # issue 42: the reason also says who marked the change and that their answers differ
+    assert verdict.category == "field conflict"
+    assert verdict.reason == ("3 of 3 annotators marked substitution here (ana, ben and cy) "
+                              f"but their answers differ: {INFO}.same: no majority value "
+                              "(tie): 'bad' x1, 'good' x1")
 
 
 def test_refused_sub_answer_names_the_condition_that_fails(substitution):

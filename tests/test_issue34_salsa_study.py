@@ -75,5 +75,5 @@ def test_whole_salsa_example_three_annotators_majority_gold_is_valid(env, tmp_pa
                                                                == "reject"))]
         # the third annotator's lone edits are the only rejections: never a composite
         # that two or three annotators marked
-        assert all("2 of 3 annotators marked no edit here" in note for note in notes)
+        assert all("2 of 3 annotators marked no edit overlapping it" in note for note in notes)
     database.dispose()

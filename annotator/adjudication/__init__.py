@@ -2,8 +2,11 @@
 
 Pure modules (no database):
 
-- :mod:`grouping` groups edits of different annotators into candidate units;
+- :mod:`grouping` groups edits of different annotators into candidate units (one per
+  change, whatever granularity each annotator chose);
 - :mod:`labels` holds the majority and tie rules for ratings and edit fields;
+- :mod:`unit_evidence` says who marked what in a unit and who marked nothing overlapping it
+  (what every reason is built from); :mod:`gold_spans` the span rules of a merged edit;
 - :mod:`rules` holds the automatic edit rules (identical edits, edit-level majority).
 
 Database side, layered so that no module imports one above it:
@@ -14,5 +17,6 @@ Database side, layered so that no module imports one above it:
   third-annotator route) build on :mod:`store` only;
 - :mod:`overview` says what is open, completes a document, runs the automatic rules and
   lists the queue;
-- :mod:`gold` assembles a document's gold record; :mod:`view` the adjudication page's data.
+- :mod:`gold` assembles a document's gold record; :mod:`view` the adjudication page's data;
+  :mod:`coverage` counts, per edit type, what the rules decided and what is left.
 """

@@ -144,6 +144,25 @@ def merge(session, document, edit_ids, base_id: int, user, *, edit_type=None,
     into a type that is not composite, the edit stands alone and names every edit of the
     unit as its source."""
     _, edits = _unit_for(session, document, edit_ids, checked)
+    outcomes = _merged(document, edits, base_id, edit_type, fields, spans, source_ids)
+    return _decide(session, document, "merge", user, edits, outcomes, note, automatic)
+
+
+def merge_each(session, document, edit_ids, parts: list[dict], user, *, note="",
+               automatic=False, checked=None):
+    """One merge decision writing several gold edits: a unit in which the same annotators
+    marked several changes over the same words (say an insertion and a reorder). ``parts``:
+    {base_id, edit_type, fields, spans, source_ids}, each checked as :func:`merge` checks
+    its edit."""
+    _, edits = _unit_for(session, document, edit_ids, checked)
+    outcomes = [o for p in parts for o in _merged(
+        document, edits, p["base_id"], p["edit_type"], p["fields"], p["spans"],
+        p["source_ids"])]
+    return _decide(session, document, "merge", user, edits, outcomes, note, automatic)
+
+
+def _merged(document, edits, base_id, edit_type, fields, spans, source_ids) -> list[dict]:
+    """The gold edit (and, for a composite, its constituents' copies) of a merge."""
     base = next((e for e in edits if e.id == base_id), None)
     if base is None:
         raise AdjudicationError("the merge must start from an edit of this unit")
@@ -171,8 +190,7 @@ def merge(session, document, edit_ids, base_id: int, user, *, edit_type=None,
                                key=lambda s: (s["side"], s["start"], s["end"])),
                "source_edit_ids": sorted(source_ids or [e.id for e in default_sources]),
                "based_on": base.id}
-    return _decide(session, document, "merge", user, edits, [outcome] + parts, note,
-                   automatic)
+    return [outcome] + parts
 
 
 def regroup(session, document, groups: list[list[int]], user, note=""):

@@ -81,8 +81,9 @@ def apply_automatic(session: Session, document: Document, user=None, *, embed=No
         return _apply_automatic(session, document, user, embed, mark_complete)
 
 
-def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
-    require_open(session, document)
+def pending_verdicts(session, document, embed=None, *, freeze: bool = True) -> list[tuple]:
+    """(unit, members, verdict) of the project's rules for every undecided unit of the
+    document, deciding nothing (``freeze``: record the grouping if it is not yet)."""
     rules = AutoRules.from_settings(document.project.settings)
     schema = project_schema(document.project)
     field_types = {et.name: {f.name: f.type for f in et.fields} for et in schema.edit_types}
@@ -90,20 +91,32 @@ def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
                      for et in schema.edit_types}
     field_conditions = {et.name: {f.name: f.when for f in et.fields if f.when is not None}
                         for et in schema.edit_types}
+    single_span = {et.name for et in schema.edit_types if not et.multi_span}
     assignments = original_assignments(session, document)
-    units = current_units(session, document, embed)
-    rows = {e.id: e for e in source_edits(assignments)}
-    views = {i: edit_view(e) for i, e in rows.items()}
+    units = current_units(session, document, embed, freeze=freeze)
+    views = {e.id: edit_view(e) for e in source_edits(assignments)}
+    every_edit = list(views.values())
     everyone = {a.user.username for a in assignments}
     decided = decided_units(session, document)
-    counts = {"accept": 0, "merge": 0, "reject": 0}
-    verdicts = []
+    out = []
     for unit in units:
         if unit.key in decided:
             continue
         members = [views[i] for i in unit.edit_ids]
-        verdict = decide_unit(members, everyone, rules, field_types, field_options,
-                              document.source, document.target, field_conditions)
+        out.append((unit, members, decide_unit(
+            members, everyone, rules, field_types, field_options, document.source,
+            document.target, field_conditions, document_edits=every_edit,
+            single_span=single_span)))
+    return out
+
+
+def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
+    require_open(session, document)
+    rules = AutoRules.from_settings(document.project.settings)
+    rows = {e.id: e for e in source_edits(original_assignments(session, document))}
+    counts = {"accept": 0, "merge": 0, "reject": 0}
+    verdicts = []
+    for unit, members, verdict in pending_verdicts(session, document, embed):
         note = f"automatic ({rules.edit_rule} rule): {verdict.reason}"
         checked = (unit, [rows[i] for i in unit.edit_ids])  # open, known, undecided
         if verdict.action == "accept":
@@ -114,16 +127,16 @@ def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
                              checked=checked)
         elif verdict.action == "merge":
             try:
-                decisions.merge(session, document, unit.edit_ids, verdict.base_id, user,
-                                edit_type=verdict.edit_type, fields=verdict.fields,
-                                spans=verdict.spans, note=note, automatic=True,
-                                source_ids=verdict.agreeing, checked=checked)
+                decisions.merge_each(session, document, unit.edit_ids, verdict.parts, user,
+                                     note=note, automatic=True, checked=checked)
             except ValidationFailed as exc:  # e.g. no majority span on a required side
-                verdict.action = "leave"
+                verdict.action, verdict.category = "leave", "invalid merge"
                 verdict.reason += f"; the merged edit is not valid ({exc}): left to the lead"
         verdicts.append({"unit": unit.key, "action": verdict.action, "reason": verdict.reason,
                          "edit_type": verdict.edit_type, "spans": verdict.spans,
-                         "fields": verdict.fields})
+                         "fields": verdict.fields, "category": verdict.category,
+                         "unit_type": unit_type(verdict.edit_type, members),
+                         "evidence": verdict.evidence})
         if verdict.action in counts:
             counts[verdict.action] += 1
     ratings = apply_rating_rules(session, document, user)
@@ -136,6 +149,20 @@ def _apply_automatic(session, document, user, embed, mark_complete) -> dict:
             "units_merged": counts["merge"], "units_rejected": counts["reject"],
             "ratings_resolved": len(ratings), "open": left, "completed": completed,
             "verdicts": verdicts}
+
+
+def unit_type(chosen: str | None, members) -> str:
+    """The edit type a unit is counted under in the coverage report: the type a verdict or
+    decision chose, else the type most of the unit's annotators marked (ties: the first by
+    name)."""
+    if chosen:
+        return chosen
+    inside = {m.id for m in members}
+    votes: dict[str, set] = {}
+    for m in members:
+        if m.parent_id not in inside:
+            votes.setdefault(m.edit_type, set()).add(m.annotator)
+    return min(votes, key=lambda t: (-len(votes[t]), t)) if votes else "none"
 
 
 @dataclass

@@ -60,7 +60,7 @@ def document_view(session: Session, document: Document, embed=None, *,
         unit_rows.append({
             "number": number, "key": unit.key, "edit_ids": unit.edit_ids,
             "annotators": unit.annotators, "iou": unit.iou, "similarity": unit.similarity,
-            "matched": unit.matched,
+            "matched": unit.matched, "granularity": unit.granularity,
             "fields": merged_fields([m["fields"] for m in members], types) if len(members) > 1
             else {},
             "decision": decision_dict(decision) if decision else None})

@@ -53,9 +53,11 @@ def auto(project_name, no_embeddings, dry_run, as_json):
     edit-level majority; resolves ratings by majority (Devaraj et al. 2022; ties and
     all-different items are left) and by third-annotator labels, and marks documents with
     nothing left as adjudicated. Every decision is recorded as automatic and can be undone.
-    Prints what is left for the lead.
+    Prints, per edit type, the units accepted, merged, rejected and left, and every unit
+    left for the lead with why (tie, type split, field conflict, ...).
     """
     from annotator.adjudication.automatic import adjudicate_project
+    from annotator.adjudication.coverage import tally
     from annotator.adjudication.rules import RulesError
     from annotator.commands import progress_bar
 
@@ -73,6 +75,9 @@ def auto(project_name, no_embeddings, dry_run, as_json):
         summary = {"dry_run": dry_run, **summary}
         if dry_run:
             session.rollback()  # nothing of the run is kept
+    # Coverage per edit type (issue 42): what the rules decided and why each unit is left.
+    summary.update(tally({"document": doc_id, **v} for doc_id, verdicts
+                         in summary["verdicts"].items() for v in verdicts))
     if as_json:
         click.echo(json.dumps(summary, sort_keys=True))
         return
@@ -86,6 +91,14 @@ def auto(project_name, no_embeddings, dry_run, as_json):
         for doc_id, verdicts in summary["verdicts"].items():
             for v in verdicts:
                 click.echo(f"  {doc_id} {v['unit']}: {v['action']}: {v['reason']}")
+    for edit_type, counts in summary["by_type"].items():
+        why = ", ".join(f"{n} {c}" for c, n in counts["why_left"].items())
+        click.echo(f"  {edit_type}: {counts['accepted']} accepted, {counts['merged']} merged, "
+                   f"{counts['rejected']} rejected, {counts['left']} left"
+                   + (f" ({why})" if why else ""))
+    for unit in summary["left_units"]:
+        click.echo(f"  left unit: {unit['document']} {unit['unit']} ({unit['unit_type']}, "
+                   f"{unit['category']}): {unit['reason']}")
     for left in summary["left"]:
         click.echo(f"  left for the lead: {left['id']}: {left.get('summary', left.get('reason'))}")
     if not summary["left"]:
@@ -106,8 +119,11 @@ def auto(project_name, no_embeddings, dry_run, as_json):
 @click.option("--field", "fields", multiple=True, metavar="NAME=MODE",
               help="How a field is compared: compare, majority, median (ordinal) or ignore. "
                    "Repeatable. Defaults: text ignored, ordinal by median, choices compared.")
-@click.option("--span-merge", type=click.Choice(["majority_tokens", "base"]),
-              help="Gold spans: the tokens most agreeing edits cover, or the base edit's.")
+@click.option("--span-merge", metavar="RULE",
+              help="Gold span of a unit marked at different granularity: majority_tokens "
+                   "(tokens most agreeing annotators cover), union, intersection, "
+                   "annotator:NAME (that annotator's spans) or base (the base edit's). "
+                   "Stated in the release manifest.")
 def rules(project_name, edit_rule, min_agree, minority, fields, span_merge):
     """Show, or change, the automatic adjudication rules of PROJECT."""
     from annotator.adjudication.rules import AutoRules, RulesError
@@ -134,6 +150,12 @@ def rules(project_name, edit_rule, min_agree, minority, fields, span_merge):
                      f"edit types (" + (", ".join(known) or "it has none") + ")", 2)
             modes[name.strip()] = mode.strip()
         current["fields"] = modes
+        named = (span_merge or "").partition("annotator:")[2].strip()
+        if named and named not in _annotators(session, project):
+            # Like a mistyped field: stored, it would silently never apply.
+            fail(f"--span-merge {span_merge!r}: {named!r} is not an annotator of "
+                 f"{project.name} (" + (", ".join(_annotators(session, project)) or "none yet")
+                 + ")", 2)
         try:
             chosen = AutoRules.from_settings({"adjudication": current})
         except RulesError as exc:
@@ -141,6 +163,21 @@ def rules(project_name, edit_rule, min_agree, minority, fields, span_merge):
         settings["adjudication"] = current
         project.settings = settings  # a new dict, so the JSON column is seen as changed
         click.echo(json.dumps(chosen.as_settings(), sort_keys=True))
+
+
+def _annotators(session, project) -> list[str]:
+    """Who annotates PROJECT: its annotator members and everyone with an assignment."""
+    from sqlalchemy import select
+
+    from annotator.models import Assignment, Document, ProjectMember, User
+
+    members = session.scalars(select(User.username).join(
+        ProjectMember, ProjectMember.user_id == User.id).where(
+        ProjectMember.project_id == project.id, ProjectMember.role == "annotator"))
+    assigned = session.scalars(select(User.username).join(
+        Assignment, Assignment.user_id == User.id).join(Document).where(
+        Document.project_id == project.id))
+    return sorted(set(members) | set(assigned))
 
 
 @adjudicate.command("status")

@@ -11,8 +11,9 @@ export`` writes them as the folder ``<V>/``):
 - ``schema.yaml`` and ``guideline.md`` exactly as the project used them (the manifest lists
   the schema's revisions, see ``annotator project schema``);
 - ``results/`` (evaluation projects) the mode's results as JSON and CSV;
-- ``MANIFEST.json`` counts, tool version, notes, excluded documents with reasons, and the
-  sha256 and size of every other file.
+- ``MANIFEST.json`` counts, tool version, notes, the automatic adjudication rules (edit rule,
+  span rule for gold spans of units marked at different granularity, field modes), excluded
+  documents with reasons, and the sha256 and size of every other file.
 
 An existing version is refused. Documents not fully adjudicated are left out with their
 reason, or (``require_complete``) the whole release is refused. The release is stored in
@@ -32,6 +33,7 @@ from sqlalchemy.orm import Session
 
 from annotator import __version__
 from annotator.adjudication.gold import gold_record, release_blocker
+from annotator.adjudication.rules import AutoRules, RulesError
 from annotator.adjudication.store import tiebreak_assignment_ids
 from annotator.agreement.report import build_report
 from annotator.agreement.store import bootstrap_settings, load_agreement_input
@@ -99,6 +101,7 @@ def cut_release(session: Session, project: Project, version: str, *, notes: str 
         "agreement": {"on": "annotators' own work (pre-adjudication) on released documents",
                       "bootstrap": bootstrap, "seed": seed, "embeddings": False,
                       **_agreement_exclusions(files["agreement.json"])},
+        "adjudication": _adjudication_rules(project),
         "counts": _counts(records, documents, excluded, files),
         "excluded": excluded,
         "files": {name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
@@ -212,3 +215,12 @@ def _counts(records, documents, excluded, files) -> dict:
         "gold_ratings": sum(len(r["ratings"]) for r in records),
         "annotators": len([f for f in files if f.startswith("annotations/")]),
     }
+
+
+def _adjudication_rules(project) -> dict:
+    """The automatic rules the gold was decided by, as the project sets them (issue 42: the
+    span rule a granularity unit's gold span follows is stated with the release)."""
+    try:
+        return AutoRules.from_settings(project.settings).as_settings()
+    except RulesError as exc:  # the rules could not have run: say so rather than guess
+        return {"invalid": str(exc)}

@@ -25,6 +25,7 @@ from sqlalchemy import select
 
 from annotator.adjudication import decisions as d
 from annotator.adjudication import store
+from annotator.adjudication.coverage import project_coverage
 from annotator.adjudication.labels import can_auto_resolve
 from annotator.adjudication.overview import apply_automatic, complete
 from annotator.adjudication.queue import next_open, stored_queue
@@ -88,8 +89,11 @@ def queue(project_id: int):
               + [f"{e.name}.{f.name}" for e in schema.edit_types for f in e.fields
                  if can_auto_resolve(f.type)]
               + [r.name for r in schema.ratings if r.type != "text"])
+    # Coverage per edit type reads every ready document (and runs the rules on what is
+    # open), so it is computed only when asked for, not on every view of the queue.
+    coverage = project_coverage(db(), project) if request.args.get("coverage") else None
     return render_template("adjudicate_queue.html", project=project, entries=found.entries,
-                           queue=found,
+                           queue=found, coverage=coverage,
                            fields=fields, pairs=[",".join(p) for p in combinations(everyone, 2)],
                            field=field_name, pair=pair_arg)
 

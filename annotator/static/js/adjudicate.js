@@ -9,7 +9,8 @@ import { decisionSummary, editDetails, editNumbers, goldEdit, typeSpec } from ".
 import { closeMerge, offerSelection, openMerge } from "./adjudicate_merge.js";
 import { renderCompare } from "./adjudicate_compare.js";
 import { renderHistory } from "./adjudicate_history.js";
-import { highlightEdits, marksFor, renderText, selectedSpan } from "./adjudicate_text.js";
+import { drawTexts, highlightEdits, selectedSpan } from "./adjudicate_text.js";
+import { extentBlock } from "./adjudicate_extent.js";
 import { renderRatings } from "./adjudicate_ratings.js";
 
 const root = document.getElementById("adjudicate");
@@ -108,6 +109,8 @@ function unitCard(unit, numbers) {
   card.addEventListener("mouseenter", () => highlightEdits(unit.edit_ids, true));
   card.addEventListener("mouseleave", () => highlightEdits(unit.edit_ids, false));
   card.addEventListener("focusin", () => focus(true));
+  const extents = extentBlock(state, unit, chip);
+  if (extents) card.append(extents);
   for (const edit of topLevel(unit)) card.append(editRow(unit, edit, numbers));
   const disputed = Object.entries(unit.fields).filter(([, v]) => !["unanimous", "missing"].includes(v.status));
   if (disputed.length) {
@@ -134,7 +137,7 @@ function render(next) {
   state = next;
   closeMerge();
   const c = colours();
-  for (const side of ["source", "target"]) renderText(document.getElementById(`text-${side}`), state.document[side], marksFor(side, state), c);
+  drawTexts(state, c);
   const legend = document.getElementById("adj-legend");
   legend.replaceChildren("Annotators: ");
   for (const a of state.annotators) legend.append(chip(a.name), " ");

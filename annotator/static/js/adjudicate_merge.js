@@ -6,6 +6,7 @@
 import { el, showMessage } from "./dom.js";
 import { goldEdit, spanTexts, typeSpec } from "./adjudicate_edits.js";
 import { compareSpans } from "./spans.js";
+import { showMergeSpans } from "./adjudicate_text.js";
 
 let active = null; // the open merge form: selections in the texts go to it
 
@@ -16,6 +17,7 @@ export function offerSelection(span) {
 
 export function closeMerge() {
   active = null;
+  showMergeSpans([]);
 }
 
 /** Open the merge form for `unit`, starting from edit `base`, inside `card`. */
@@ -54,7 +56,10 @@ export function openMerge(card, unit, base, { state, decide, noteOf }) {
       });
     }
     if (!spans.length) spanList.append(el("li", { class: "empty" }, "No span yet."));
-    preview.replaceChildren(goldEdit(state, { edit_type: spec.name, fields: fields(), spans: sorted() }, "Will be released as"));
+    // One span list for the preview, the texts' highlight and what is saved.
+    const current = sorted();
+    preview.replaceChildren(goldEdit(state, { edit_type: spec.name, fields: fields(), spans: current }, "Will be released as"));
+    showMergeSpans(current);
   };
 
   /** The fields of the chosen type, filled from `values` (the base edit's, then what was
@@ -102,7 +107,7 @@ export function openMerge(card, unit, base, { state, decide, noteOf }) {
     el("button", { type: "button", class: "save-merge", onclick: () => {
       decide({ action: "merge", edit_ids: unit.edit_ids, base_id: base.id, edit_type: spec.name, fields: fields(), spans: sorted(), note: noteOf(unit) });
     } }, "Save merged edit"),
-    el("button", { type: "button", class: "link cancel-merge", onclick: () => { form.remove(); active = null; } }, "Cancel")));
+    el("button", { type: "button", class: "link cancel-merge", onclick: () => { form.remove(); closeMerge(); } }, "Cancel")));
   card.append(form);
   active = {
     add(span) {

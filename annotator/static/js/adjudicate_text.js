@@ -8,6 +8,11 @@ import { rangeToOffsets, snapToWords } from "./offsets.js";
 import { suggestionSpans } from "./spans.js";
 
 const cpsBySide = {};
+// What the texts were last drawn from, and the spans of the open merge form: the merge
+// preview and the texts' "merging" highlight are drawn from the same span list (issue 43:
+// they used to show different spans).
+let drawn = null;
+let mergeSpans = [];
 
 /** Marks on one side: {start, end, annotator, editId} for edits, {suggestion} for
  * pre-highlights. */
@@ -17,6 +22,9 @@ export function marksFor(side, state) {
     for (const s of edit.spans) {
       if (s.side === side) marks.push({ start: s.start, end: s.end, annotator: edit.annotator, editId: edit.id });
     }
+  }
+  for (const s of mergeSpans) {
+    if (s.side === side) marks.push({ start: s.start, end: s.end, merge: true });
   }
   for (const sug of state.suggestions) {
     for (const s of suggestionSpans(sug, side)) {
@@ -41,6 +49,10 @@ export function renderText(container, text, marks, colours) {
       seg.style.paddingBottom = `${3 * annotators.length - 2}px`;
       titles.push(`marked by ${annotators.join(", ")}`);
     }
+    if (covering.some((m) => m.merge)) {
+      seg.classList.add("merging");
+      titles.push("the merged edit's span");
+    }
     if (suggestions.length) {
       seg.classList.add("pre");
       titles.push("pre-highlight: " + suggestions.map((m) => m.suggestion.explanation || m.suggestion.kind).join("; "));
@@ -49,6 +61,20 @@ export function renderText(container, text, marks, colours) {
   };
   const { cps } = renderMarkedText(container, text, marks, { decorate });
   cpsBySide[container.dataset.side] = cps;
+}
+
+/** Draw both texts of the view (edits, pre-highlights and the open merge's spans). */
+export function drawTexts(state, colours) {
+  drawn = { state, colours };
+  for (const side of ["source", "target"]) {
+    renderText(document.getElementById(`text-${side}`), state.document[side], marksFor(side, state), colours);
+  }
+}
+
+/** The spans of the open merge form (none: no form open); the texts are drawn again. */
+export function showMergeSpans(spans) {
+  mergeSpans = spans.map((s) => ({ side: s.side, start: s.start, end: s.end }));
+  if (drawn) drawTexts(drawn.state, drawn.colours);
 }
 
 /** The current selection inside one text panel as {side, start, end} in code points
