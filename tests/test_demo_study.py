@@ -55,9 +55,10 @@ EXPECTED_QUEUE = {
         "demo-02": ("open", 1, 0, 5),
         "demo-03": ("complete", 0, 0, 3),  # design, dose, relative risk merged
         "demo-04": ("open", 1, 0, 0),  # ana's "overall score" alone; ben marked nothing
-        # ana marked both doses as one edit, ben as two: ana's and ben's amlodipine merged,
-        # ben's chlorthalidone left; so is ben's washout, which ana did not mark.
-        "demo-05": ("open", 2, 0, 4),
+        # ana marked both doses as one edit, ben as two: one unit by the change (issue 42),
+        # merged with both doses; design, CI and potassium merged; ben's washout, which ana
+        # did not mark, left (1 of 2 is no majority).
+        "demo-05": ("open", 1, 0, 4),
     },
     "demo-overgeneration": {
         "og-01": ("complete", 0, 0, 1),  # the same leaked instruction, both "yes"
