@@ -18,8 +18,9 @@ an edit or a rating; a key that is none of these is refused.
   annotation is ``in_progress``; else ``done``. ``lead_time`` is the time spent.
 - **Unannotated tasks** (a snapshot taken mid-study) import as documents without work.
 
-JSON-MIN loses which region a per-region answer belongs to, so a per-region value is only
-accepted there when the record has a single region.
+JSON-MIN loses which region a per-region answer belongs to: an answer is given to the one
+region of its row its box fits (side and label), or to the row's only region; otherwise the
+row is refused as ambiguous (see ``_Reader._min_region``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from annotator.core.records import IngestError, Problem
+from annotator.interop.labelstudio_config import SIDE_TITLES
 from annotator.interop.labelstudio_layout import ANNOTATION_KEYS, Layout, layout
 from annotator.interop.labelstudio_merge import SIDE_ANSWERS
 from annotator.interop.labelstudio_tasks import SINGLE_ITEM
@@ -391,6 +393,42 @@ class _Reader:
         return name
 
     # -- JSON-MIN --------------------------------------------------------------------
+    def _min_region(self, control: str, regions: list[tuple[str, str, str | None]],
+                    line: int) -> str | None:
+        """The region a JSON-MIN per-region answer belongs to. JSON-MIN keeps one key per
+        control and drops the region ids, but a per-region box still names its side and
+        the labels it serves (``source_omission_question``: omission regions on the
+        original): the one region of the row it fits. With no fitting region, a row of
+        one region gives it that region (a relabelled region's answer stays in its old
+        label's box, read as the new label's in ``_group``). Otherwise None, with a problem
+        saying why (never a relabel, which a row of several regions cannot show)."""
+        lay = self.layout
+        serves = lay.region_fields.get(control, {})  # edit type -> field
+        fits = [rid for rid, side, edit_type in regions if edit_type in serves and getattr(
+            lay.region_control.get((edit_type, serves[edit_type], side)), "name", None)
+            == control]
+        if len(fits) == 1:
+            return fits[0]
+        if not fits and len(regions) == 1:
+            return regions[0][0]
+        if not regions:
+            self.bad(line, control, f"task {self.task_id}: {control!r} answers a region, "
+                     "and the row has none")
+            return None
+        kinds = "/".join(sorted(serves)) or "labelled"
+        sides = " and ".join(sorted({SIDE_TITLES[side].lower() for rid, side, _ in regions
+                                     if rid in fits} or {"?"}))
+        if fits:
+            self.bad(line, control, f"task {self.task_id}: JSON-MIN cannot tell which of the "
+                     f"{len(fits)} {kinds} regions on the {sides} {control!r} answers "
+                     f"({', '.join(fits)}); use the full JSON export")
+        else:
+            self.bad(line, control, f"task {self.task_id}: {control!r} answers a {kinds} "
+                     f"region and none of the row's {len(regions)} regions is one (a "
+                     "relabelled region's answer stays in its old label's box); JSON-MIN "
+                     "cannot tell which region it belongs to: use the full JSON export")
+        return None
+
     def min_record(self, row: Any, line: int) -> list[AnnotationRecord]:
         if not isinstance(row, dict):
             self.bad(line, None, f"expected an object, got {type(row).__name__}")
@@ -408,7 +446,8 @@ class _Reader:
         who = self.who(row.get("annotator"), line, "annotator")
         if who is None:
             return []
-        results, regions = [], 0
+        self.task_id = row.get("id")
+        results, regions = [], []
         for key, value in row.items():
             if key in lay.region_side:
                 if value is None:
@@ -417,22 +456,35 @@ class _Reader:
                     self.bad(line, key, f"expected a list of regions, got {value!r:.60}")
                     continue
                 for k, item in enumerate(value):
-                    regions += 1
-                    results.append({"id": f"{key}-{k}", "from_name": key, "_at": f"{key}[{k}]",
-                                    "value": item if isinstance(item, dict) else {}})
-            elif key in lay.controls and value is not None:
+                    region = {"id": f"{key}-{k}", "from_name": key, "_at": f"{key}[{k}]",
+                              "value": item if isinstance(item, dict) else {}}
+                    regions.append(region)
+                    results.append(region)
+            elif key in lay.task_rating and value is not None:
                 results.append({"id": None, "from_name": key, "_at": key,
                                 "value": {"min": value}})
-        for r in results:
-            if r["from_name"] in lay.controls and r["from_name"] not in lay.task_rating:
-                if regions != 1:
-                    self.bad(line, r["from_name"], "JSON-MIN cannot tell which region this "
-                             "answer belongs to; use the full JSON export")
-                r["id"] = next(x["id"] for x in results if x["id"]) if regions else None
+            elif key in lay.controls and value is not None:
+                region_id = self._min_region(key, regions_of_row(row, lay), line)
+                if region_id is not None:
+                    results.append({"id": region_id, "from_name": key, "_at": key,
+                                    "value": {"min": value}})
         edits, ratings = self._results(results, line, "", doc)
         meta = {k: row[k] for k in ANNOTATION_KEYS if k in row}
         return [self._record(doc, who, line, edits, ratings, row.get("lead_time"), "done",
                              "lead_time", {"labelstudio": meta})]
+
+
+def regions_of_row(row: dict, lay: Layout) -> list[tuple[str, str, str | None]]:
+    """(region id as the reader names it, side, edit type or None) of a JSON-MIN row."""
+    found = []
+    for key, value in row.items():
+        if key in lay.region_side and isinstance(value, list):
+            for k, item in enumerate(value):
+                labels = item.get("labels") if isinstance(item, dict) else None
+                label = labels[0] if isinstance(labels, list) and len(labels) == 1 else None
+                found.append((f"{key}-{k}", lay.region_side[key],
+                              lay.edit_type_of.get((key, label))))
+    return found
 
 
 def _answer(result: dict) -> Any:
