@@ -75,9 +75,11 @@ def read_labelstudio(path: Path, schema: Schema, *, minimal: bool = False,
                      item_key: tuple[str, ...] = (),
                      annotator_map: dict[str, str] | None = None,
                      options: ImportOptions | None = None,
-                     ignored: dict[str, int] | None = None) -> list[AnnotationRecord]:
+                     ignored: dict[str, int] | None = None,
+                     drafts: list[dict] | None = None) -> list[AnnotationRecord]:
     """Parse a Label Studio full JSON (``minimal=False``) or JSON-MIN export.
-    ``options.ignore`` drops key paths of each task or row first (counted in ``ignored``)."""
+    ``options.ignore`` drops key paths of each task or row first (counted in ``ignored``);
+    ``drafts`` receives one entry per draft read (see ``_Reader.drafts``)."""
     options = options or ImportOptions()
     reader = _Reader(schema, str(path), annotator, notes if notes is not None else [],
                      tuple(item_key), annotator_map or {}, options.settle_side_answers)
@@ -91,7 +93,21 @@ def read_labelstudio(path: Path, schema: Schema, *, minimal: bool = False,
             records += reader.full_task(row, line)
     if reader.problems:
         raise IngestError(reader.problems)
+    if drafts is not None:
+        drafts += reader.drafts
     return records
+
+
+def _when(draft: dict) -> str:
+    """When a draft was last saved (ISO time sorts as text); drafts without a time in the
+    export's order."""
+    return str(draft.get("updated_at") or draft.get("created_at") or "")
+
+
+def draft_note(draft: dict) -> str:
+    """The import report's line for a draft that is not the record."""
+    return (f"task {draft['task']} ({draft['document']}): a draft by {draft['annotator']} "
+            f"is not imported: {draft['why']}")
 
 
 class _Reader:
@@ -104,6 +120,9 @@ class _Reader:
         self.layout: Layout = layout(schema)
         self.problems: list[Problem] = []
         self.task_id: Any = None  # the task being read, named in refusals
+        # Every draft read: task, document, annotator, draft id, stored (the record) or
+        # not, and why not.
+        self.drafts: list[dict[str, Any]] = []
 
     def bad(self, line: int, where: str | None, message: str) -> None:
         self.problems.append(Problem(self.name, line, where, message))
@@ -177,16 +196,41 @@ class _Reader:
             status = "skipped" if ann.get("was_cancelled") else ann.get("_status", "done")
             records.append(self._annotation(task, doc, who, line, ann, where, status))
             seen.add(who)
+        latest: dict[str, int] = {}  # annotator -> index of their latest draft
         for i, draft in enumerate(drafts):
             where = f"drafts[{i}]"
             if not isinstance(draft, dict) or not isinstance(draft.get("result", []), list):
                 self.bad(line, where, "must be an object with a result list")
                 continue
             who = self.who(draft.get("user", draft.get("completed_by")), line, f"{where}.user")
-            if who is None or who in seen:
-                continue  # a draft on top of a submitted annotation is not the record
-            records.append(self._annotation(task, doc, who, line, draft, where,
-                                            "in_progress"))
+            if who is not None and (who not in latest or _when(draft) >= _when(
+                    drafts[latest[who]])):
+                latest[who] = i
+        for i, draft in enumerate(drafts):
+            who = next((w for w, j in latest.items() if j == i), None)
+            if who is None:
+                continue
+            # A draft is the record only of a member who has not submitted the task; one
+            # beside a submission (Label Studio keeps the submitted annotation as the work)
+            # or an older draft is set aside, and said so (``self.drafts``).
+            if who in seen:
+                why = (f"{who} has submitted this task: the submitted annotation is the "
+                       "work, the draft's changes are not imported")
+            else:
+                why = None
+                records.append(self._annotation(task, doc, who, line, draft, f"drafts[{i}]",
+                                                "in_progress"))
+            self.drafts.append({"task": task.get("id"), "document": doc[0],
+                                "annotator": who, "draft": draft.get("id"),
+                                "stored": why is None, "why": why})
+            older = sum(1 for j, d in enumerate(drafts) if j != i and isinstance(d, dict)
+                        and annotator_name(d.get("user", d.get("completed_by")),
+                                           self.annotator, self.annotator_map) == who)
+            if older:
+                self.drafts.append({"task": task.get("id"), "document": doc[0],
+                                    "annotator": who, "draft": None, "stored": False,
+                                    "why": f"{older} older draft(s) of {who}: the latest "
+                                           "is the one read"})
         if not records:
             records.append(self._document_only(doc, line))
         return records
@@ -202,8 +246,10 @@ class _Reader:
 
     def _document_only(self, doc, line) -> AnnotationRecord:
         doc_id, source, target, meta = doc
+        # The task id: a pull tells which stored work this task covers (labelstudio_merge).
         return AnnotationRecord(doc_id, "", line, source, target, meta, file=self.name,
-                                document_only=True)
+                                document_only=True,
+                                assignment_meta={"labelstudio": {"task_id": self.task_id}})
 
     def _record(self, doc, who, line, edits, ratings, lead_time, status, where, meta):
         if lead_time is None:
@@ -434,6 +480,7 @@ class _Reader:
             self.bad(line, None, f"expected an object, got {type(row).__name__}")
             return []
         lay = self.layout
+        self.task_id = row.get("id")
         answer_keys = set(lay.controls) | set(lay.region_side)
         doc = self._document(row, row.get("id"), line, "",
                              skip=answer_keys | set(ANNOTATION_KEYS))
@@ -446,7 +493,6 @@ class _Reader:
         who = self.who(row.get("annotator"), line, "annotator")
         if who is None:
             return []
-        self.task_id = row.get("id")
         results, regions = [], []
         for key, value in row.items():
             if key in lay.region_side:
