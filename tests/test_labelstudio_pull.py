@@ -19,7 +19,7 @@ from annotator.ingest import import_file
 from annotator.interop.labelstudio_pull import pull_into
 from annotator.interop.labelstudio_tasks import to_tasks
 from annotator.interop.records import AnnotationRecord, EditIn, SpanIn
-from annotator.models import Assignment, AuditEvent, Project
+from annotator.models import Assignment, AuditEvent, Edit, Project
 from annotator.schemas import load_schema
 from annotator.study.projects import create_project
 from tests.helpers import INFOLOSSQA, infolossqa_pairs, row_counts, write_jsonl
@@ -189,14 +189,22 @@ def test_a_draft_beside_a_submission_is_not_imported_and_said_so(study):
     assert again.as_json()["drafts"]["ignored"] == summary.drafts_ignored
 
 
-def test_work_of_another_label_studio_project_is_not_a_deletion(study):
-    """Per-rater Label Studio projects of one study: the other rater's work came from
-    another task and is not this export's to delete."""
-    pull(study, study["tasks"])
-    other = copy.deepcopy(study["tasks"])
-    for task in other:
-        task["id"] += 100
-        task["annotations"] = []
-    summary = pull(study, other)
-    assert summary.merge.deletions == []
 
+def test_work_stored_done_but_already_incomplete_is_not_refused_but_said_so(study):
+    """The pull does not make such work incomplete (it was so before, e.g. imported with
+    --accept-incomplete): stored in progress as any incomplete submission, and listed."""
+    pull(study, study["tasks"])
+    first = study["pairs"][0]["id"]
+    with study["database"].session() as session:
+        ana = session.scalar(select(Assignment).join(Assignment.user).where(
+            Assignment.user.has(username="ana")))
+        # A remark without a region (Label Studio cannot hold it) that lacks its answers.
+        session.add(Edit(assignment=ana, edit_type="omission", fields={}, spans=[]))
+    summary = pull(study, _relabel_to_concept(study["tasks"]))
+    assert summary.incomplete == [
+        f"task 1, document '{first}', ana: submitted in Label Studio, stored as in progress: "
+        "concept region at source 0-10: Fuzzy Concept #1: mark a span in the simplification; "
+        "omission edit without a region: Omission #2: mark a span in the original; omission "
+        "edit without a region: Omission #2: Question is required; omission edit without a "
+        "region: Omission #2: Answer is required"]
+    assert work(study)[(first, "ana")][0] == "in_progress"

@@ -84,17 +84,15 @@ def what_is_stored(r: AnnotationRecord) -> str:
 def _whole_deletions(pulled: list[AnnotationRecord], stored: list[AnnotationRecord],
                      result: MergeResult, file_name: str, allow_deletions: bool) -> None:
     """Stored work on a task of the export by an annotator with nothing in that task (no
-    annotation, no draft): deleted in Label Studio. Work that came from another Label
-    Studio task (another project's, e.g. per-rater projects of one study) is not this
-    export's; documents that are no task of the export are not looked at."""
+    annotation, draft or skip): deleted in Label Studio. The task id the work was stored
+    with does not rule it out: a push makes new tasks, and unchanged work keeps the ids of
+    the tasks it came from. Documents that are no task of the export are not looked at."""
     tasks = {p.document_id: (task_of(p), p) for p in pulled}
     present = {(p.document_id, p.annotator) for p in pulled if not p.document_only}
     for s in stored:
         if s.document_id not in tasks or (s.document_id, s.annotator) in present:
             continue
         task, p = tasks[s.document_id]
-        if task_of(s) is not None and task is not None and task_of(s) != task:
-            continue
         what = what_is_stored(s)
         result.deletions.append(f"task {task} ({s.document_id}) {s.annotator}: the whole "
                                 f"annotation ({what})")
@@ -209,8 +207,8 @@ def merge_pull(pulled: list[AnnotationRecord], stored: list[AnnotationRecord], *
                file_name: str, allow_deletions: bool = False,
                incomplete: set[tuple[str, str]] = frozenset()) -> MergeResult:
     """``stored``: the project's work (``project_records``); ``pulled``: the export's;
-    ``incomplete``: (document, annotator) of stored work in progress that misses required
-    answers (``missing_for_done``)."""
+    ``incomplete``: (document, annotator) of stored work that misses required answers or
+    sides (``missing_for_done``)."""
     by_key = {(r.document_id, r.annotator): r for r in stored}
     result = MergeResult(records=[])
     _whole_deletions(pulled, stored, result, file_name, allow_deletions)

@@ -82,15 +82,16 @@ def pull_into(session: Session, project: Project, path: Path, *, members: dict[s
     """Merge the Label Studio export at ``path`` into ``project``; raises IngestError (and
     the caller rolls back) on any refusal. ``members``: user id and e-mail -> account."""
     merged: dict[str, Any] = {}
-    before: dict[tuple[str, str], str] = {}
+    finished: set[tuple[str, str]] = set()  # stored work done and complete before the pull
 
     def prepare(records, report):
         merged["pulled"] = list(records)
         stored = project_records(session, project)
-        before.update({(s.document_id, s.annotator): s.status for s in stored})
+        incomplete = _incomplete(session, project, stored)
+        finished.update((s.document_id, s.annotator) for s in stored
+                        if s.status == "done" and (s.document_id, s.annotator) not in incomplete)
         result = merge_pull(records, stored, file_name=str(path),
-                            allow_deletions=allow_deletions,
-                            incomplete=_incomplete(session, project, stored))
+                            allow_deletions=allow_deletions, incomplete=incomplete)
         merged["result"], merged["report"] = result, report
         if result.problems:
             raise IngestError(result.problems)
@@ -114,7 +115,7 @@ def pull_into(session: Session, project: Project, path: Path, *, members: dict[s
     summary = PullSummary(report, result, stored=report.records, draft_notes={
         draft_note(d) for d in report.drafts if not d["stored"]})
     _clear(session, project, result.cleared, str(path), summary)
-    problems = _made_incomplete(session, project, result.records, before, str(path),
+    problems = _made_incomplete(session, project, result.records, finished, str(path),
                                 allow_incomplete, summary)
     if problems:
         raise IngestError(problems)
@@ -137,8 +138,10 @@ def pull_into(session: Session, project: Project, path: Path, *, members: dict[s
 
 def _incomplete(session: Session, project: Project,
                 stored: list[AnnotationRecord]) -> set[tuple[str, str]]:
-    """(document, annotator) of stored work in progress that misses required answers."""
-    keys = {(s.document_id, s.annotator) for s in stored if s.status == "in_progress"}
+    """(document, annotator) of stored work, in progress or done, that misses required
+    answers or sides (``missing_for_done``)."""
+    keys = {(s.document_id, s.annotator) for s in stored
+            if s.status in ("in_progress", "done")}
     if not keys:
         return set()
     schema = project_schema(project)
@@ -146,7 +149,7 @@ def _incomplete(session: Session, project: Project,
     for assignment, doc_id, name in session.execute(
             select(Assignment, Document.external_id, User.username).join(Document)
             .join(User).where(Document.project_id == project.id,
-                              Assignment.status == "in_progress")):
+                              Assignment.status.in_(("in_progress", "done")))):
         if (doc_id, name) in keys and missing_for_done(assignment, schema):
             found.add((doc_id, name))
     return found
@@ -193,11 +196,11 @@ def _clear(session: Session, project: Project, cleared: list[AnnotationRecord],
 
 
 def _made_incomplete(session: Session, project: Project, records: list[AnnotationRecord],
-                     before: dict[tuple[str, str], str], file_name: str,
+                     finished: set[tuple[str, str]], file_name: str,
                      allow_incomplete: bool, summary: PullSummary) -> list[Problem]:
     """Submitted work the store left in progress because required answers or sides are
-    missing: a summary line each (task, regions, what is missing). Work that was done
-    before this pull is refused so, unless ``allow_incomplete``."""
+    missing: a summary line each (task, regions, what is missing). Work that was done and
+    complete before this pull (``finished``) is refused so, unless ``allow_incomplete``."""
     schema = project_schema(project)
     problems = []
     for r in records:
@@ -212,7 +215,7 @@ def _made_incomplete(session: Session, project: Project, records: list[Annotatio
         edits = {e.id: e for e in assignment.edits}
         what = "; ".join(_where_missing(m, edits) for m in missing)
         head = f"task {task_of(r)}, document {r.document_id!r}, {r.annotator}"
-        if before.get((r.document_id, r.annotator)) != "done":
+        if (r.document_id, r.annotator) not in finished:
             summary.incomplete.append(f"{head}: submitted in Label Studio, stored as in "
                                       f"progress: {what}")
         elif allow_incomplete:
@@ -232,5 +235,7 @@ def _where_missing(missing: dict, edits: dict[int, Edit]) -> str:
     edit = edits.get(missing.get("edit_id"))
     if edit is None:
         return missing["message"]
-    spans = ", ".join(f"{s.side} {s.start}-{s.end}" for s in edit.spans) or "no region"
+    if not edit.spans:
+        return f"{edit.edit_type} edit without a region: {missing['message']}"
+    spans = ", ".join(f"{s.side} {s.start}-{s.end}" for s in edit.spans)
     return f"{edit.edit_type} region at {spans}: {missing['message']}"
