@@ -208,3 +208,26 @@ def test_work_stored_done_but_already_incomplete_is_not_refused_but_said_so(stud
         "edit without a region: Omission #2: Question is required; omission edit without a "
         "region: Omission #2: Answer is required"]
     assert work(study)[(first, "ana")][0] == "in_progress"
+
+
+def test_of_two_drafts_by_one_member_the_latest_is_read_and_the_other_listed(study):
+    second = study["pairs"][1]["id"]
+    tasks = copy.deepcopy(study["tasks"])
+    tasks[1]["annotations"] = []
+
+    def draft(number, when, question):
+        return {"id": number, "user": "ben@example.org", "updated_at": when, "result": [
+            {"id": "r", "from_name": "source_labels", "to_name": "source", "type": "labels",
+             "value": {"start": 0, "end": 8, "labels": ["omission"]}},
+            {"id": "r", "from_name": "source_omission_question", "to_name": "source",
+             "type": "textarea", "value": {"text": [question]}}]}
+    tasks[1]["drafts"] = [draft(81, "2026-11-27T10:00:00Z", "Later?"),
+                          draft(80, "2026-11-27T09:00:00Z", "Earlier?")]
+    summary = pull(study, tasks)
+    assert summary.drafts_stored == [f"task 2 ({second}) ben"]
+    assert summary.drafts_ignored == [f"task 2 ({second}) ben: 1 older draft(s) of ben: the "
+                                      "latest is the one read"]
+    with study["database"].session() as session:
+        ben = session.scalar(select(Assignment).join(Assignment.user).where(
+            Assignment.user.has(username="ben")))
+        assert [e.fields["question"] for e in ben.edits] == ["Later?"]

@@ -104,10 +104,22 @@ def _when(draft: dict) -> str:
     return str(draft.get("updated_at") or draft.get("created_at") or "")
 
 
+def draft_why(draft: dict) -> str | None:
+    """Why a draft (an entry of ``_Reader.drafts``, its annotator the account's name) is not
+    the record; None when it is."""
+    who = draft["annotator"]
+    if draft["reason"] == "submitted":
+        return (f"{who} has submitted this task: the submitted annotation is the work, the "
+                "draft's changes are not imported")
+    if draft["reason"] == "older":
+        return f"{draft['older']} older draft(s) of {who}: the latest is the one read"
+    return None
+
+
 def draft_note(draft: dict) -> str:
     """The import report's line for a draft that is not the record."""
     return (f"task {draft['task']} ({draft['document']}): a draft by {draft['annotator']} "
-            f"is not imported: {draft['why']}")
+            f"is not imported: {draft_why(draft)}")
 
 
 class _Reader:
@@ -121,7 +133,7 @@ class _Reader:
         self.problems: list[Problem] = []
         self.task_id: Any = None  # the task being read, named in refusals
         # Every draft read: task, document, annotator, draft id, stored (the record) or
-        # not, and why not.
+        # not, and why not (``reason``, told by ``draft_why``).
         self.drafts: list[dict[str, Any]] = []
 
     def bad(self, line: int, where: str | None, message: str) -> None:
@@ -213,24 +225,20 @@ class _Reader:
             # A draft is the record only of a member who has not submitted the task; one
             # beside a submission (Label Studio keeps the submitted annotation as the work)
             # or an older draft is set aside, and said so (``self.drafts``).
-            if who in seen:
-                why = (f"{who} has submitted this task: the submitted annotation is the "
-                       "work, the draft's changes are not imported")
-            else:
-                why = None
+            if who not in seen:
                 records.append(self._annotation(task, doc, who, line, draft, f"drafts[{i}]",
                                                 "in_progress"))
             self.drafts.append({"task": task.get("id"), "document": doc[0],
                                 "annotator": who, "draft": draft.get("id"),
-                                "stored": why is None, "why": why})
+                                "stored": who not in seen,
+                                "reason": "submitted" if who in seen else None})
             older = sum(1 for j, d in enumerate(drafts) if j != i and isinstance(d, dict)
                         and annotator_name(d.get("user", d.get("completed_by")),
                                            self.annotator, self.annotator_map) == who)
             if older:
                 self.drafts.append({"task": task.get("id"), "document": doc[0],
                                     "annotator": who, "draft": None, "stored": False,
-                                    "why": f"{older} older draft(s) of {who}: the latest "
-                                           "is the one read"})
+                                    "reason": "older", "older": older})
         if not records:
             records.append(self._document_only(doc, line))
         return records

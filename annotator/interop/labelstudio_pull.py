@@ -30,7 +30,7 @@ from annotator.core.records import IngestError, Problem
 from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.interop.annotations_store import project_records
 from annotator.interop.importing import import_annotations
-from annotator.interop.labelstudio import draft_note
+from annotator.interop.labelstudio import draft_note, draft_why
 from annotator.interop.labelstudio_merge import MergeResult, merge_pull, task_of
 from annotator.interop.records import AnnotationRecord, ImportOptions, ImportReport
 from annotator.models import Assignment, Document, Edit, Project, User
@@ -123,7 +123,7 @@ def pull_into(session: Session, project: Project, path: Path, *, members: dict[s
     for d in report.drafts:
         line = f"task {d['task']} ({d['document']}) {d['annotator']}"
         if not d["stored"]:
-            summary.drafts_ignored.append(f"{line}: {d['why']}")
+            summary.drafts_ignored.append(f"{line}: {draft_why(d)}")
         elif (d["document"], d["annotator"]) in written:
             summary.drafts_stored.append(line)
         else:
