@@ -231,3 +231,25 @@ def test_of_two_drafts_by_one_member_the_latest_is_read_and_the_other_listed(stu
         ben = session.scalar(select(Assignment).join(Assignment.user).where(
             Assignment.user.has(username="ben")))
         assert [e.fields["question"] for e in ben.edits] == ["Later?"]
+
+
+def test_what_a_pull_prints_is_what_it_did(study):
+    from annotator.commands.labelstudio import summary_lines
+
+    first, second = (p["id"] for p in study["pairs"])
+    printed = "\n".join(summary_lines(pull(study, study["tasks"]), "ilq"))
+    assert printed.startswith("imported 2 annotations (1 edits, 0 ratings) into ilq\n"
+                              "0 annotation(s) unchanged, left as stored;")
+    assert ("users created (inactive, no known password): 2\n  ana\n  ben\n"
+            "drafts stored as in progress: 0\n") in printed
+    assert f"skips stored: 1\n  task 2 ({second}) ben\nskips unchanged: 0\n" in printed
+    assert "deletions: 0\nstored as in progress (incomplete): 0" in printed
+    gone = copy.deepcopy(study["tasks"])
+    gone[0]["annotations"] = []
+    printed = "\n".join(summary_lines(pull(study, gone, allow_deletions=True), "ilq"))
+    assert printed.startswith("nothing imported into ilq\n1 annotation(s) unchanged")
+    assert (f"deletions: 1\n  task 1 ({first}) ana: the whole annotation (done; 1 edit(s))"
+            in printed)
+    printed = "\n".join(summary_lines(pull(study, gone), "ilq"))
+    assert printed.startswith("nothing imported into ilq: the export matches the stored "
+                              "work\n1 annotation(s) unchanged")

@@ -172,11 +172,15 @@ def pull(project_name, ls_project, out, do_import, email_domain, item_key, allow
 def summary_lines(summary, project_name: str) -> list[str]:
     """What a pull did, for a lead: every count comes with the lines it counts."""
     report, merge = summary.report, summary.merge
+    changed = report.records or report.documents_created or summary.cleared
     lines = [f"imported {report.records} annotations ({report.edits} edits, "
              f"{report.ratings} ratings) into {project_name}" if report.records else
-             f"nothing imported into {project_name}: the export matches the stored work",
+             f"nothing imported into {project_name}" + (
+                 "" if changed else ": the export matches the stored work"),
              f"{merge.unchanged} annotation(s) unchanged, left as stored; "
              f"{merge.kept_without_region} edit(s) without a region kept"]
+    if report.documents_created:
+        lines.append(f"documents created: {report.documents_created}")
 
     def section(title: str, items: list[str]) -> None:
         lines.append(f"{title}: {len(items)}")

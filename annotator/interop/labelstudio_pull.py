@@ -42,7 +42,6 @@ from annotator.study.projects import project_schema
 class PullSummary:
     report: ImportReport  # what was stored (records, edits, ratings, users created, notes)
     merge: MergeResult  # unchanged, kept without region, deletions
-    stored: int = 0  # annotations written (changed or new)
     drafts_stored: list[str] = field(default_factory=list)
     drafts_unchanged: list[str] = field(default_factory=list)
     drafts_ignored: list[str] = field(default_factory=list)  # each with why
@@ -112,7 +111,7 @@ def pull_into(session: Session, project: Project, path: Path, *, members: dict[s
     except _NothingChanged:
         report = merged["report"]
     result: MergeResult = merged["result"]
-    summary = PullSummary(report, result, stored=report.records, draft_notes={
+    summary = PullSummary(report, result, draft_notes={
         draft_note(d) for d in report.drafts if not d["stored"]})
     _clear(session, project, result.cleared, str(path), summary)
     problems = _made_incomplete(session, project, result.records, finished, str(path),
