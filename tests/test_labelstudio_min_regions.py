@@ -102,3 +102,17 @@ def test_the_studys_real_json_min_exports_read_without_a_problem(study):
                                    item_key=item_key)
         assert len(records) == len(json.loads(path.read_text(encoding="utf-8")))
         assert all(r.ratings for r in records)
+
+
+def test_a_rows_only_region_relabelled_keeps_its_answers_from_the_old_labels_box(tmp_path):
+    schema = load_schema(TYPOLOGY)
+    record = next(r for r in _kathryn(schema) if any(e.edit_type == "omission"
+                                                      for e in r.edits))
+    omission = next(e for e in record.edits if e.edit_type == "omission")
+    omission.fields.pop("comment", None)
+    record.edits = [omission]
+    [row] = _json_min(tmp_path, schema, [record])
+    row["source_labels"][0]["labels"] = ["concept"]  # relabelled in the page
+    [back] = _read(tmp_path, schema, [row])
+    [edit] = back.edits
+    assert (edit.edit_type, edit.fields) == ("concept", omission.fields)

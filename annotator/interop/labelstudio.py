@@ -501,7 +501,7 @@ class _Reader:
         who = self.who(row.get("annotator"), line, "annotator")
         if who is None:
             return []
-        results, regions = [], []
+        results, regions = [], regions_of_row(row, lay)
         for key, value in row.items():
             if key in lay.region_side:
                 if value is None:
@@ -510,15 +510,13 @@ class _Reader:
                     self.bad(line, key, f"expected a list of regions, got {value!r:.60}")
                     continue
                 for k, item in enumerate(value):
-                    region = {"id": f"{key}-{k}", "from_name": key, "_at": f"{key}[{k}]",
-                              "value": item if isinstance(item, dict) else {}}
-                    regions.append(region)
-                    results.append(region)
+                    results.append({"id": f"{key}-{k}", "from_name": key, "_at": f"{key}[{k}]",
+                                    "value": item if isinstance(item, dict) else {}})
             elif key in lay.task_rating and value is not None:
                 results.append({"id": None, "from_name": key, "_at": key,
                                 "value": {"min": value}})
             elif key in lay.controls and value is not None:
-                region_id = self._min_region(key, regions_of_row(row, lay), line)
+                region_id = self._min_region(key, regions, line)
                 if region_id is not None:
                     results.append({"id": region_id, "from_name": key, "_at": key,
                                     "value": {"min": value}})
