@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from annotator.annotate.store import adjudication_started, missing_for_done
 from annotator.core.records import IngestError, Problem
@@ -148,7 +148,9 @@ def _incomplete(session: Session, project: Project,
     for assignment, doc_id, name in session.execute(
             select(Assignment, Document.external_id, User.username).join(Document)
             .join(User).where(Document.project_id == project.id,
-                              Assignment.status.in_(("in_progress", "done")))):
+                              Assignment.status.in_(("in_progress", "done")))
+            .options(selectinload(Assignment.edits).selectinload(Edit.spans),
+                     selectinload(Assignment.ratings), selectinload(Assignment.document))):
         if (doc_id, name) in keys and missing_for_done(assignment, schema):
             found.add((doc_id, name))
     return found
