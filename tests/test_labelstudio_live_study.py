@@ -274,7 +274,9 @@ def test_the_infolossqa_slice_through_label_studio_and_back(server, ilq, tmp_pat
         for key, spans in relabelled.items():
             [edit] = [e for e in expected[key]["edits"]
                       if e["category"] == "omission" and e["input_idx"] == spans]
+            # A relabelled edit takes the next id of its new category (issue 43).
             edit["category"], edit["output_idx"] = "concept", [[0, 5]]
+            edit["id"] = next_id(expected[key]["edits"], "concept")
         [edit] = [e for e in expected[("kathryn", answered_doc)]["edits"]
                   if e["category"] == "concept" and e["output_idx"][0] == answered[0]]
         edit["annotation"]["answer"] = "A clearer answer."
@@ -282,9 +284,19 @@ def test_the_infolossqa_slice_through_label_studio_and_back(server, ilq, tmp_pat
         edits.remove(next(e for e in edits if e["category"] == "omission"
                           and e["input_idx"] == deleted))
         grown = expected[("keziah", added_doc)]["edits"]
-        grown.append({**added, "id": sum(e["category"] == "concept" for e in grown)})
+        grown.append({**added, "id": next_id(grown, "concept")})
         differing = sorted(key for key in before if after[key] != expected[key])
         assert differing == [], [(k, difference(expected[k], after[k])) for k in differing]
+        # Thresh ids: unique (category, id) in every record, the authors' 1-based numbering
+        # continued by the edits added in Label Studio (issue 43).
+        for key, record in after.items():
+            ids = [(e["category"], e["id"]) for e in record["edits"]]
+            assert len(ids) == len(set(ids)), (key, ids)
+
+
+def next_id(edits: list[dict], category: str) -> int:
+    """The id Thresh gives the next edit of CATEGORY in a record: after its highest."""
+    return max((e["id"] for e in edits if e["category"] == category), default=0) + 1
 
 
 def difference(expected: dict, got: dict) -> list:

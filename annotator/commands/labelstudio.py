@@ -109,73 +109,95 @@ def push(project_name, email_domain, url, token):
 @click.option("--item-key", "item_key", metavar="FIELD[,FIELD]",
               help="The task data field(s) that identify a document, as for import.")
 @click.option("--allow-deletions", is_flag=True,
-              help="Accept a pull that deletes stored edits (regions deleted in Label "
-              "Studio); without it such a pull is refused and lists them.")
+              help="Accept a pull that deletes stored work: edits whose regions were "
+              "deleted in Label Studio, and whole annotations no longer in the export; "
+              "without it such a pull is refused and lists them.")
+@click.option("--allow-incomplete", is_flag=True,
+              help="Accept a pull that leaves finished work incomplete (e.g. a region "
+              "relabelled so a required answer is missing): stored as in progress and "
+              "listed; without it such a pull is refused naming task, region and what is "
+              "missing.")
+@click.option("--json", "as_json", is_flag=True,
+              help="With --import: print what the pull did as one JSON object.")
 @server_options
 def pull(project_name, ls_project, out, do_import, email_domain, item_key, allow_deletions,
-         url, token):
+         allow_incomplete, as_json, url, token):
     """Download the JSON export of a Label Studio project, and optionally import it.
 
     Work is filed under the account with the Label Studio member's e-mail; submitted
-    annotations are done, drafts in progress, skipped (cancelled) ones skipped, and
-    lead_time is the time spent. The pull merges into the stored work: edits Label Studio
-    cannot hold (without a region) and edit metadata are kept, unchanged work is left
-    alone, and deleting stored edits needs --allow-deletions."""
+    annotations are done, drafts in progress (a draft beside its member's submission is
+    not imported, and said so), skipped (cancelled) ones skipped, and lead_time is the time
+    spent. The pull merges into the stored work: edits Label Studio cannot hold (without a
+    region) and edit metadata are kept, unchanged work is left alone (a second pull of the
+    same export changes nothing), deleting stored work needs --allow-deletions and leaving
+    finished work incomplete needs --allow-incomplete. It prints users created, drafts
+    stored or not (and why), skips, deletions and work stored incomplete."""
+    import json
+
     from annotator.ingest import IngestError
     from annotator.interop import labelstudio_server
-    from annotator.interop.annotations_store import project_records
-    from annotator.interop.importing import import_annotations
-    from annotator.interop.labelstudio_merge import merge_pull
-    from annotator.interop.records import ImportOptions
+    from annotator.interop.labelstudio_pull import pull_into
 
     ls = connect(url, token)
     with tempfile.TemporaryDirectory() as tmp:
         path = labelstudio_server.pull(ls, ls_project, out or Path(tmp) / "export.json")
-        click.echo(f"downloaded the export of Label Studio project {ls_project}"
-                   + (f" to {path}" if out else ""))
+        if not as_json:
+            click.echo(f"downloaded the export of Label Studio project {ls_project}"
+                       + (f" to {path}" if out else ""))
         if not do_import:
+            if as_json:
+                click.echo(json.dumps({"downloaded": str(path) if out else None}))
             return
         members = pull_identities(labelstudio_server.server_users(ls), email_domain)
-        merged = {}
-
-        def prepare(records, report):
-            result = merge_pull(records, project_records(session, project),
-                                file_name=str(path), allow_deletions=allow_deletions)
-            if result.problems:
-                raise IngestError(result.problems)
-            merged["result"] = result
-            if not result.records:
-                raise _NothingChanged()
-            return result.records
+        keys = tuple(k.strip() for k in (item_key or "").split(",") if k.strip())
         database = open_database()
         try:
             with database.session() as session:
                 project = project_or_exit(session, project_name)
-                keys = tuple(k.strip() for k in (item_key or "").split(",") if k.strip())
-                try:
-                    report = import_annotations(session, project, path, "labelstudio",
-                                                annotator_map=members, replace=True,
-                                                item_key=keys, prepare=prepare,
-                                                options=ImportOptions(
-                                                    settle_side_answers=True))
-                except _NothingChanged:
-                    report = None
+                summary = pull_into(session, project, path, members=members, item_key=keys,
+                                    allow_deletions=allow_deletions,
+                                    allow_incomplete=allow_incomplete)
         except IngestError as exc:
+            if as_json:
+                click.echo(json.dumps({"refused": [str(p) for p in exc.problems]},
+                                      ensure_ascii=False))
             fail(f"nothing was imported.\n{exc}", code=2)
-        result = merged["result"]
-        if report is not None:
-            click.echo(f"imported {report.records} annotations ({report.edits} edits, "
-                       f"{report.ratings} ratings) into {project_name}")
-        click.echo(f"{result.unchanged} annotation(s) unchanged, left as stored; "
-                   f"{result.kept_without_region} edit(s) without a region kept")
-        for line in result.deletions:
-            click.echo(f"  deleted: {line}")
-        for note in (report.notes if report else []):
-            click.echo(f"  note: {note}")
+    if as_json:
+        click.echo(json.dumps(summary.as_json(), ensure_ascii=False, sort_keys=True))
+        return
+    for line in summary_lines(summary, project_name):
+        click.echo(line)
 
 
-class _NothingChanged(Exception):
-    """Every pulled annotation equals the stored one: nothing to write."""
+def summary_lines(summary, project_name: str) -> list[str]:
+    """What a pull did, for a lead: every count comes with the lines it counts."""
+    report, merge = summary.report, summary.merge
+    changed = report.records or report.documents_created or summary.cleared
+    lines = [f"imported {report.records} annotations ({report.edits} edits, "
+             f"{report.ratings} ratings) into {project_name}" if report.records else
+             f"nothing imported into {project_name}" + (
+                 "" if changed else ": the export matches the stored work"),
+             f"{merge.unchanged} annotation(s) unchanged, left as stored; "
+             f"{merge.kept_without_region} edit(s) without a region kept"]
+    if report.documents_created:
+        lines.append(f"documents created: {report.documents_created}")
+
+    def section(title: str, items: list[str]) -> None:
+        lines.append(f"{title}: {len(items)}")
+        lines.extend(f"  {item}" for item in items)
+    section("users created (inactive, no known password)", list(report.users_created))
+    section("drafts stored as in progress", summary.drafts_stored)
+    section("drafts unchanged, left as stored", summary.drafts_unchanged)
+    section("drafts not imported", summary.drafts_ignored)
+    section("skips stored", summary.skips_stored)
+    section("skips unchanged", summary.skips_unchanged)
+    section("deletions", list(merge.deletions))
+    if summary.kept_frozen:
+        section("deletions not made", summary.kept_frozen)
+    section("stored as in progress (incomplete)", summary.incomplete)
+    for note in summary.notes():
+        lines.append(f"  note: {note}")
+    return lines
 
 
 def pull_identities(users: dict, email_domain: str | None) -> dict[str, str]:

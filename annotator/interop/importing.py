@@ -85,17 +85,23 @@ def _read(session, project, schema, path, fmt, annotator, category_map, options,
                            ignored=report.ignored)
     if fmt in ("labelstudio", "labelstudio-min"):
         # label-studio-sdk (a fifth of a second) is loaded by a Label Studio import only.
-        from annotator.interop.labelstudio import read_labelstudio
+        from annotator.interop.labelstudio import draft_note, read_labelstudio
 
+        drafts: list[dict] = []
         records = read_labelstudio(path, schema, minimal=fmt == "labelstudio-min",
                                    annotator=annotator, notes=report.notes,
                                    item_key=item_key, annotator_map=annotator_map,
-                                   options=options, ignored=report.ignored)
+                                   options=options, ignored=report.ignored, drafts=drafts)
         # Label Studio names people by e-mail: work of a known account lands on it.
         by_email = dict(session.execute(select(User.email, User.username).where(
             User.email.is_not(None))).all())
         for r in records:
             r.annotator = by_email.get(r.annotator, r.annotator)
+        for d in drafts:  # a draft that is not the record is never dropped without a word
+            d["annotator"] = by_email.get(d["annotator"], d["annotator"])
+            if not d["stored"]:
+                report.notes.append(draft_note(d))
+        report.drafts += drafts
         return records
     if fmt == "infolossqa":
         known = {d.external_id: (d.source, d.target) for d in session.scalars(

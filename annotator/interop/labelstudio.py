@@ -18,8 +18,9 @@ an edit or a rating; a key that is none of these is refused.
   annotation is ``in_progress``; else ``done``. ``lead_time`` is the time spent.
 - **Unannotated tasks** (a snapshot taken mid-study) import as documents without work.
 
-JSON-MIN loses which region a per-region answer belongs to, so a per-region value is only
-accepted there when the record has a single region.
+JSON-MIN loses which region a per-region answer belongs to: an answer is given to the one
+region of its row its box fits (side and label), or to the row's only region; otherwise the
+row is refused as ambiguous (see ``_Reader._min_region``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from annotator.core.records import IngestError, Problem
+from annotator.interop.labelstudio_config import SIDE_TITLES
 from annotator.interop.labelstudio_layout import ANNOTATION_KEYS, Layout, layout
 from annotator.interop.labelstudio_merge import SIDE_ANSWERS
 from annotator.interop.labelstudio_tasks import SINGLE_ITEM
@@ -73,9 +75,11 @@ def read_labelstudio(path: Path, schema: Schema, *, minimal: bool = False,
                      item_key: tuple[str, ...] = (),
                      annotator_map: dict[str, str] | None = None,
                      options: ImportOptions | None = None,
-                     ignored: dict[str, int] | None = None) -> list[AnnotationRecord]:
+                     ignored: dict[str, int] | None = None,
+                     drafts: list[dict] | None = None) -> list[AnnotationRecord]:
     """Parse a Label Studio full JSON (``minimal=False``) or JSON-MIN export.
-    ``options.ignore`` drops key paths of each task or row first (counted in ``ignored``)."""
+    ``options.ignore`` drops key paths of each task or row first (counted in ``ignored``);
+    ``drafts`` receives one entry per draft read (see ``_Reader.drafts``)."""
     options = options or ImportOptions()
     reader = _Reader(schema, str(path), annotator, notes if notes is not None else [],
                      tuple(item_key), annotator_map or {}, options.settle_side_answers)
@@ -89,7 +93,33 @@ def read_labelstudio(path: Path, schema: Schema, *, minimal: bool = False,
             records += reader.full_task(row, line)
     if reader.problems:
         raise IngestError(reader.problems)
+    if drafts is not None:
+        drafts += reader.drafts
     return records
+
+
+def _when(draft: dict) -> str:
+    """When a draft was last saved (ISO time sorts as text); drafts without a time in the
+    export's order."""
+    return str(draft.get("updated_at") or draft.get("created_at") or "")
+
+
+def draft_why(draft: dict) -> str | None:
+    """Why a draft (an entry of ``_Reader.drafts``, its annotator the account's name) is not
+    the record; None when it is."""
+    who = draft["annotator"]
+    if draft["reason"] == "submitted":
+        return (f"{who} has submitted this task: the submitted annotation is the work, the "
+                "draft's changes are not imported")
+    if draft["reason"] == "older":
+        return f"{draft['older']} older draft(s) of {who}: the latest is the one read"
+    return None
+
+
+def draft_note(draft: dict) -> str:
+    """The import report's line for a draft that is not the record."""
+    return (f"task {draft['task']} ({draft['document']}): a draft by {draft['annotator']} "
+            f"is not imported: {draft_why(draft)}")
 
 
 class _Reader:
@@ -102,6 +132,9 @@ class _Reader:
         self.layout: Layout = layout(schema)
         self.problems: list[Problem] = []
         self.task_id: Any = None  # the task being read, named in refusals
+        # Every draft read: task, document, annotator, draft id, stored (the record) or
+        # not, and why not (``reason``, told by ``draft_why``).
+        self.drafts: list[dict[str, Any]] = []
 
     def bad(self, line: int, where: str | None, message: str) -> None:
         self.problems.append(Problem(self.name, line, where, message))
@@ -175,16 +208,37 @@ class _Reader:
             status = "skipped" if ann.get("was_cancelled") else ann.get("_status", "done")
             records.append(self._annotation(task, doc, who, line, ann, where, status))
             seen.add(who)
+        latest: dict[str, int] = {}  # annotator -> index of their latest draft
         for i, draft in enumerate(drafts):
             where = f"drafts[{i}]"
             if not isinstance(draft, dict) or not isinstance(draft.get("result", []), list):
                 self.bad(line, where, "must be an object with a result list")
                 continue
             who = self.who(draft.get("user", draft.get("completed_by")), line, f"{where}.user")
-            if who is None or who in seen:
-                continue  # a draft on top of a submitted annotation is not the record
-            records.append(self._annotation(task, doc, who, line, draft, where,
-                                            "in_progress"))
+            if who is not None and (who not in latest or _when(draft) >= _when(
+                    drafts[latest[who]])):
+                latest[who] = i
+        for i, draft in enumerate(drafts):
+            who = next((w for w, j in latest.items() if j == i), None)
+            if who is None:
+                continue
+            # A draft is the record only of a member who has not submitted the task; one
+            # beside a submission (Label Studio keeps the submitted annotation as the work)
+            # or an older draft is set aside, and said so (``self.drafts``).
+            if who not in seen:
+                records.append(self._annotation(task, doc, who, line, draft, f"drafts[{i}]",
+                                                "in_progress"))
+            self.drafts.append({"task": task.get("id"), "document": doc[0],
+                                "annotator": who, "draft": draft.get("id"),
+                                "stored": who not in seen,
+                                "reason": "submitted" if who in seen else None})
+            older = sum(1 for j, d in enumerate(drafts) if j != i and isinstance(d, dict)
+                        and annotator_name(d.get("user", d.get("completed_by")),
+                                           self.annotator, self.annotator_map) == who)
+            if older:
+                self.drafts.append({"task": task.get("id"), "document": doc[0],
+                                    "annotator": who, "draft": None, "stored": False,
+                                    "reason": "older", "older": older})
         if not records:
             records.append(self._document_only(doc, line))
         return records
@@ -200,8 +254,10 @@ class _Reader:
 
     def _document_only(self, doc, line) -> AnnotationRecord:
         doc_id, source, target, meta = doc
+        # The task id: a pull tells which stored work this task covers (labelstudio_merge).
         return AnnotationRecord(doc_id, "", line, source, target, meta, file=self.name,
-                                document_only=True)
+                                document_only=True,
+                                assignment_meta={"labelstudio": {"task_id": self.task_id}})
 
     def _record(self, doc, who, line, edits, ratings, lead_time, status, where, meta):
         if lead_time is None:
@@ -391,11 +447,48 @@ class _Reader:
         return name
 
     # -- JSON-MIN --------------------------------------------------------------------
+    def _min_region(self, control: str, regions: list[tuple[str, str, str | None]],
+                    line: int) -> str | None:
+        """The region a JSON-MIN per-region answer belongs to. JSON-MIN keeps one key per
+        control and drops the region ids, but a per-region box still names its side and
+        the labels it serves (``source_omission_question``: omission regions on the
+        original): the one region of the row it fits. With no fitting region, a row of
+        one region gives it that region (a relabelled region's answer stays in its old
+        label's box, read as the new label's in ``_group``). Otherwise None, with a problem
+        saying why (never a relabel, which a row of several regions cannot show)."""
+        lay = self.layout
+        serves = lay.region_fields.get(control, {})  # edit type -> field
+        fits = [rid for rid, side, edit_type in regions if edit_type in serves and getattr(
+            lay.region_control.get((edit_type, serves[edit_type], side)), "name", None)
+            == control]
+        if len(fits) == 1:
+            return fits[0]
+        if not fits and len(regions) == 1:
+            return regions[0][0]
+        if not regions:
+            self.bad(line, control, f"task {self.task_id}: {control!r} answers a region, "
+                     "and the row has none")
+            return None
+        kinds = "/".join(sorted(serves)) or "labelled"
+        sides = " and ".join(sorted({SIDE_TITLES[side].lower() for rid, side, _ in regions
+                                     if rid in fits} or {"?"}))
+        if fits:
+            self.bad(line, control, f"task {self.task_id}: JSON-MIN cannot tell which of the "
+                     f"{len(fits)} {kinds} regions on the {sides} {control!r} answers "
+                     f"({', '.join(fits)}); use the full JSON export")
+        else:
+            self.bad(line, control, f"task {self.task_id}: {control!r} answers a {kinds} "
+                     f"region and none of the row's {len(regions)} regions is one (a "
+                     "relabelled region's answer stays in its old label's box); JSON-MIN "
+                     "cannot tell which region it belongs to: use the full JSON export")
+        return None
+
     def min_record(self, row: Any, line: int) -> list[AnnotationRecord]:
         if not isinstance(row, dict):
             self.bad(line, None, f"expected an object, got {type(row).__name__}")
             return []
         lay = self.layout
+        self.task_id = row.get("id")
         answer_keys = set(lay.controls) | set(lay.region_side)
         doc = self._document(row, row.get("id"), line, "",
                              skip=answer_keys | set(ANNOTATION_KEYS))
@@ -408,7 +501,7 @@ class _Reader:
         who = self.who(row.get("annotator"), line, "annotator")
         if who is None:
             return []
-        results, regions = [], 0
+        results, regions = [], regions_of_row(row, lay)
         for key, value in row.items():
             if key in lay.region_side:
                 if value is None:
@@ -417,22 +510,33 @@ class _Reader:
                     self.bad(line, key, f"expected a list of regions, got {value!r:.60}")
                     continue
                 for k, item in enumerate(value):
-                    regions += 1
                     results.append({"id": f"{key}-{k}", "from_name": key, "_at": f"{key}[{k}]",
                                     "value": item if isinstance(item, dict) else {}})
-            elif key in lay.controls and value is not None:
+            elif key in lay.task_rating and value is not None:
                 results.append({"id": None, "from_name": key, "_at": key,
                                 "value": {"min": value}})
-        for r in results:
-            if r["from_name"] in lay.controls and r["from_name"] not in lay.task_rating:
-                if regions != 1:
-                    self.bad(line, r["from_name"], "JSON-MIN cannot tell which region this "
-                             "answer belongs to; use the full JSON export")
-                r["id"] = next(x["id"] for x in results if x["id"]) if regions else None
+            elif key in lay.controls and value is not None:
+                region_id = self._min_region(key, regions, line)
+                if region_id is not None:
+                    results.append({"id": region_id, "from_name": key, "_at": key,
+                                    "value": {"min": value}})
         edits, ratings = self._results(results, line, "", doc)
         meta = {k: row[k] for k in ANNOTATION_KEYS if k in row}
         return [self._record(doc, who, line, edits, ratings, row.get("lead_time"), "done",
                              "lead_time", {"labelstudio": meta})]
+
+
+def regions_of_row(row: dict, lay: Layout) -> list[tuple[str, str, str | None]]:
+    """(region id as the reader names it, side, edit type or None) of a JSON-MIN row."""
+    found = []
+    for key, value in row.items():
+        if key in lay.region_side and isinstance(value, list):
+            for k, item in enumerate(value):
+                labels = item.get("labels") if isinstance(item, dict) else None
+                label = labels[0] if isinstance(labels, list) and len(labels) == 1 else None
+                found.append((f"{key}-{k}", lay.region_side[key],
+                              lay.edit_type_of.get((key, label))))
+    return found
 
 
 def _answer(result: dict) -> Any:

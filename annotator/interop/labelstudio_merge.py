@@ -12,8 +12,12 @@ id, Thresh's extra keys) or our ids. A pull therefore:
 - settles answers an edit's two sides give differently (the page changed one of them);
 - leaves work that did not change alone, so it keeps its version and ``completed_at``;
 - lists the stored edits with regions the pull would delete (the page has fewer edits than
-  were stored); without ``allow_deletions``
-  those are refused (file, line, task id, annotator) and nothing is written.
+  were stored), and the stored work of a task in the export that has no annotation or draft
+  of that annotator there (the whole annotation deleted in Label Studio); without
+  ``allow_deletions`` those are refused (file, line, task id, annotator) and nothing is
+  written; with it they are listed, and the whole annotations in ``MergeResult.cleared``.
+- counts submitted (done) work equal to stored work left in progress because it is
+  incomplete (``incomplete``) as unchanged: storing it would leave it in progress again.
 """
 
 from __future__ import annotations
@@ -40,13 +44,15 @@ class MergeResult:
     kept_without_region: int = 0
     deletions: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    # Stored work whose whole annotation is gone from the export (to clear, when allowed).
+    cleared: list[AnnotationRecord] = field(default_factory=list)
 
 
 def _spans(e: EditIn) -> frozenset:
     return frozenset((s.side, s.start, s.end) for s in e.spans)
 
 
-def _canonical(r: AnnotationRecord) -> str:
+def _canonical(r: AnnotationRecord, status: str | None = None) -> str:
     """What a pull can change of one annotator's work, in one comparable string."""
     def edit(e: EditIn):
         return [e.edit_type, e.fields, sorted(_spans(e)), e.meta or {},
@@ -54,8 +60,49 @@ def _canonical(r: AnnotationRecord) -> str:
     return json.dumps([sorted((edit(e) for e in r.edits), key=json.dumps),
                        sorted([g.level, g.item, g.field, g.value, g.rationale]
                               for g in r.ratings),
-                       r.status, round(float(r.seconds_spent or 0.0), 3)],
+                       status or r.status, round(float(r.seconds_spent or 0.0), 3)],
                       sort_keys=True, default=str)
+
+
+def task_of(r: AnnotationRecord):
+    """The Label Studio task id a record came from (None: work that never came from one)."""
+    return ((r.assignment_meta or {}).get("labelstudio") or {}).get("task_id")
+
+
+def what_is_stored(r: AnnotationRecord) -> str:
+    """One annotator's stored work in a few words: status, edits, ratings."""
+    parts = [r.status]
+    if r.edits:
+        without = sum(1 for e in r.edits if not e.spans)
+        parts.append(f"{len(r.edits)} edit(s)" + (f", {without} without a region"
+                                                   if without else ""))
+    if r.ratings:
+        parts.append(f"{len(r.ratings)} rating(s)")
+    return "; ".join(parts)
+
+
+def _whole_deletions(pulled: list[AnnotationRecord], stored: list[AnnotationRecord],
+                     result: MergeResult, file_name: str, allow_deletions: bool) -> None:
+    """Stored work on a task of the export by an annotator with nothing in that task (no
+    annotation, draft or skip): deleted in Label Studio. The task id the work was stored
+    with does not rule it out: a push makes new tasks, and unchanged work keeps the ids of
+    the tasks it came from. Documents that are no task of the export are not looked at."""
+    tasks = {p.document_id: (task_of(p), p) for p in pulled}
+    present = {(p.document_id, p.annotator) for p in pulled if not p.document_only}
+    for s in stored:
+        if s.document_id not in tasks or (s.document_id, s.annotator) in present:
+            continue
+        task, p = tasks[s.document_id]
+        what = what_is_stored(s)
+        result.deletions.append(f"task {task} ({s.document_id}) {s.annotator}: the whole "
+                                f"annotation ({what})")
+        result.cleared.append(s)
+        if not allow_deletions:
+            result.problems.append(Problem(
+                p.file or file_name, p.line, "annotations",
+                f"task {task}, document {s.document_id!r}, {s.annotator}: the stored "
+                f"annotation ({what}) is not in the export (deleted in Label Studio); the "
+                "pull would delete it; pass --allow-deletions to accept"))
 
 
 def _reattach(pulled: AnnotationRecord, stored: AnnotationRecord
@@ -157,10 +204,14 @@ _NONE = object()  # no stored edit (or no stored answer) to compare with
 
 
 def merge_pull(pulled: list[AnnotationRecord], stored: list[AnnotationRecord], *,
-               file_name: str, allow_deletions: bool = False) -> MergeResult:
-    """``stored``: the project's work (``project_records``); ``pulled``: the export's."""
+               file_name: str, allow_deletions: bool = False,
+               incomplete: set[tuple[str, str]] = frozenset()) -> MergeResult:
+    """``stored``: the project's work (``project_records``); ``pulled``: the export's;
+    ``incomplete``: (document, annotator) of stored work that misses required answers or
+    sides (``missing_for_done``)."""
     by_key = {(r.document_id, r.annotator): r for r in stored}
     result = MergeResult(records=[])
+    _whole_deletions(pulled, stored, result, file_name, allow_deletions)
     for p in pulled:
         s = None if p.document_only else by_key.get((p.document_id, p.annotator))
         if s is None:
@@ -184,7 +235,11 @@ def merge_pull(pulled: list[AnnotationRecord], stored: list[AnnotationRecord], *
                     f"task {task}, document {p.document_id!r}, {p.annotator}: the pull "
                     f"would delete the {e.edit_type} edit at {where}; pass "
                     "--allow-deletions to accept"))
-        if _canonical(p) == _canonical(s) and not gone:
+        # Submitted but incomplete work is stored in progress; if the stored work is that
+        # (in progress, incomplete), a pull of the same submission changes nothing.
+        as_stored = ("in_progress" if p.status == "done" and s.status == "in_progress"
+                     and (p.document_id, p.annotator) in incomplete else None)
+        if _canonical(p, as_stored) == _canonical(s) and not gone:
             result.unchanged += 1
             continue
         result.kept_without_region += len(kept)

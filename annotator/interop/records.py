@@ -131,6 +131,8 @@ class ImportReport:
     # --update: one line per earlier annotation replaced by a later one (of the project, or
     # of an earlier file of the same import).
     replaced: list[str] = field(default_factory=list)
+    # Label Studio: every draft read (task, document, annotator, stored or why not).
+    drafts: list[dict[str, Any]] = field(default_factory=list)
 
 
 UPDATE_HINT = "--update replaces an annotator's earlier annotation of an item with the later one"

@@ -272,7 +272,8 @@ class _Reader:
                 return None
         if edit_type != category:  # an alias (omission -> deletion): written back as read
             meta["_category"] = category  # ... while the edit keeps the type it was read as
-            meta["_category_of"] = edit_type
+        # The type it was read as: an export tells a relabelled edit (a new Thresh id).
+        meta["_category_of"] = edit_type
         return EditIn(edit_type, fields, spans, where, meta={"thresh": meta},
                       constituents=constituents)
 

@@ -28,7 +28,7 @@ def to_thresh(records: list[AnnotationRecord], schema: Schema) -> dict[str, list
     for r in records:
         out = files.setdefault(r.annotator, [])
         kept = (r.assignment_meta or {}).get("thresh")
-        edits = _edits(r.edits, schema)
+        edits = _edits(r.edits, schema, _EditIds(r.edits))
         out.append(_imported(r, kept, edits) if isinstance(kept, dict)
                    else _native(r, edits, len(out)))
     return files
@@ -80,29 +80,81 @@ def _ratings(r: AnnotationRecord) -> list[dict]:
              "rationale": g.rationale} for g in r.ratings]
 
 
-def _edits(edits: list[EditIn], schema: Schema) -> list[dict]:
-    numbers: dict[str, int] = {}
+class _EditIds:
+    """Thresh edit ids of one record: per category, from 1, over the record's edits and
+    their constituents (Thresh's own files, e.g. the InfoLossQA authors': omission 1, 2, …
+    and concept 1, 2, … in one record). An imported edit keeps its id while it has the
+    category it was read with; an edit made here, or relabelled since, takes the next id
+    after the highest of its category in the record, so no two edits share (category, id)
+    and no id is reused."""
+
+    def __init__(self, edits: list[EditIn]):
+        self.kept: dict[int, Any] = {}  # id(edit) -> the id it keeps
+        self.highest: dict[str, int] = {}
+        taken: set[tuple[str, Any]] = set()
+        for e in _walk(edits):
+            kept = _kept(e)
+            if kept is None or "id" not in kept or not _as_read(kept, e.edit_type):
+                continue
+            key = (e.edit_type, kept["id"])
+            if key in taken:
+                continue  # the file's own duplicate: the later one is numbered anew
+            taken.add(key)
+            self.kept[id(e)] = kept["id"]
+            if isinstance(kept["id"], int) and not isinstance(kept["id"], bool):
+                self.highest[e.edit_type] = max(self.highest.get(e.edit_type, 0), kept["id"])
+
+    def of(self, e: EditIn) -> Any:
+        if id(e) in self.kept:
+            return self.kept[id(e)]
+        number = self.highest.get(e.edit_type, 0) + 1
+        self.highest[e.edit_type] = number
+        self.kept[id(e)] = number
+        return number
+
+
+def _walk(edits: list[EditIn]):
+    for e in edits:
+        yield e
+        yield from _walk(e.constituents)
+
+
+def _kept(e: EditIn) -> dict | None:
+    kept = (e.meta or {}).get("thresh")
+    return kept if isinstance(kept, dict) else None
+
+
+def _as_read(kept: dict, edit_type: str) -> bool:
+    """The edit still has the category it was read with (edits stored before the type
+    read was recorded count as unchanged)."""
+    return kept.get("_category_of", edit_type) == edit_type
+
+
+def _edits(edits: list[EditIn], schema: Schema, ids: _EditIds) -> list[dict]:
     out = []
     for e in edits:
-        kept = (e.meta or {}).get("thresh")
-        if not isinstance(kept, dict):
-            kept = None
-        number = numbers.get(e.edit_type, 0)
-        numbers[e.edit_type] = number + 1
+        kept = _kept(e)
         edit_type = schema.edit_type(e.edit_type)
-        computed: dict[str, Any] = {"category": e.edit_type, "id": number}
+        sides = edit_type.sides if edit_type is not None else ("source", "target")
+        computed: dict[str, Any] = {"category": e.edit_type, "id": ids.of(e)}
         source = [[s.start, s.end] for s in e.spans if s.side == "source"]
         target = [[s.start, s.end] for s in e.spans if s.side == "target"]
         computed["annotation"] = nested_answers(e.fields, edit_type,
                                                 (kept or {}).get("_nested"))
-        computed["input_idx"] = source or None
-        computed["output_idx"] = target or None
+        # Only the keys the category has (Thresh: enable_input / enable_output), unless
+        # the edit has spans there anyway.
+        if "source" in sides or source:
+            computed["input_idx"] = source or None
+        if "target" in sides or target:
+            computed["output_idx"] = target or None
         if e.constituents or (edit_type is not None and edit_type.composite):
-            computed["constituent_edits"] = _edits(e.constituents, schema)
+            computed["constituent_edits"] = _edits(e.constituents, schema, ids)
         if kept is None:
             out.append(computed)
             continue
         keys = list(kept.get("_keys") or [])
+        if not _as_read(kept, e.edit_type):  # relabelled: the new category's span keys
+            keys = [k for k in keys if k not in ("input_idx", "output_idx") or k in computed]
         empty = kept.get("_empty") or {}
         computed["category"] = _category(kept, e.edit_type)
         extra = [k for k, v in (("input_idx", source), ("output_idx", target),
@@ -112,7 +164,7 @@ def _edits(edits: list[EditIn], schema: Schema) -> list[dict]:
         for key in keys + extra:
             if key in empty and not computed.get(key):
                 record[key] = empty[key]  # null, [] or {} as the file had it
-            elif key in computed and key != "id":
+            elif key in computed:
                 record[key] = computed[key]
             else:
                 record[key] = kept.get(key)
