@@ -60,6 +60,11 @@ def login():
             response.headers["Retry-After"] = str(int(wait + 0.999))
             return response
         user = authenticate(db(), username, request.form.get("password", ""))
+        # The read ends here and its connection goes back to the pool: the throttle's
+        # bookkeeping below takes one of its own, and a request holding one connection
+        # while it waits for a second is how 20 simultaneous logins emptied the pool into
+        # 500s (issue 41, finding 8). (Sessions keep their objects after a commit.)
+        db().commit()
         if user is None:
             audit.record(db(), "login.failed", object_type="login", object_id=username[:64],
                          address=request.remote_addr)
