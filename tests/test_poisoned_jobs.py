@@ -13,7 +13,6 @@ import time
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import select, text
-from sqlalchemy.exc import DBAPIError
 
 from annotator.cli import main
 from annotator.models import Job, User
@@ -21,6 +20,7 @@ from annotator.operations.worker import Worker, start_in_thread
 from annotator.study import jobs
 from annotator.study.projects import create_project
 from tests.conftest import login
+from tests.helpers import poison_job_json
 
 HUGE_NUMBER = "1" * 5000
 # (name, stored text, what the failed job's reason says)
@@ -38,19 +38,6 @@ def project_id(database, users):
     with database.session() as session:
         return create_project(session, "alpha", "infolossqa",
                               leads=[session.get(User, users["lee"])]).id
-
-
-def _poison(database, job_id: int, raw: str, column: str = "payload") -> bool:
-    """Store ``raw`` as the job's JSON, by hand; False when the database itself refuses
-    it (PostgreSQL's json type accepts only JSON text)."""
-    try:
-        with database.engine.begin() as connection:
-            cast = "CAST(:raw AS json)" if connection.dialect.name == "postgresql" else ":raw"
-            connection.execute(text(f"UPDATE jobs SET {column} = {cast} WHERE id = :id"),
-                               {"raw": raw, "id": job_id})
-    except DBAPIError:
-        return False
-    return True
 
 
 def _queue(database, project_id: int, kind: str, version: str | None = None) -> int:
@@ -71,7 +58,7 @@ def _poisoned_then_good(database, project_id: int) -> tuple[dict[int, str], int]
     poisoned = {}
     for index, (_name, raw, reason) in enumerate(POISONS):
         job_id = _queue(database, project_id, "release", f"v{index}")
-        if _poison(database, job_id, raw):
+        if poison_job_json(database, job_id, raw):
             poisoned[job_id] = reason
         else:  # only PostgreSQL refuses non-JSON text, and only that poison
             assert database.engine.dialect.name == "postgresql" and reason == "not valid JSON"
@@ -131,7 +118,7 @@ def test_a_poisoned_payload_never_blocks_queueing_the_same_work(database, projec
     """A queued job with an unreadable payload holds the dedupe key of its work: queueing
     that work again gives the queued job back instead of failing on the payload."""
     job_id = _queue(database, project_id, "release", "v1")
-    assert _poison(database, job_id, '{"version": ' + HUGE_NUMBER + "}")
+    assert poison_job_json(database, job_id, '{"version": ' + HUGE_NUMBER + "}")
     assert _queue(database, project_id, "release", "v1") == job_id
 
 
@@ -140,11 +127,11 @@ def test_pages_listing_jobs_render_poisoned_and_odd_rows(client, database, proje
     progress beyond its total: the project page, the releases page (and its status JSON)
     and the set-up page with its pre-highlight status answer 200 and show the rows."""
     queued = _queue(database, project_id, "release", "v1")
-    assert _poison(database, queued, '{"version": ' + HUGE_NUMBER + "}")
+    assert poison_job_json(database, queued, '{"version": ' + HUGE_NUMBER + "}")
     failed = _queue(database, project_id, "release", "v2")
-    assert _poison(database, failed, '["v2"]')
+    assert poison_job_json(database, failed, '["v2"]')
     prehighlight = _queue(database, project_id, "prehighlight")
-    assert _poison(database, prehighlight, '{"documents": ' + HUGE_NUMBER + "}", "result")
+    assert poison_job_json(database, prehighlight, '{"documents": ' + HUGE_NUMBER + "}", "result")
     odd = _queue(database, project_id, "refit")
     with database.engine.begin() as connection:
         connection.execute(text("UPDATE jobs SET state = 'failed', error = 'broke', "
