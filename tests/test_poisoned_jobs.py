@@ -159,3 +159,23 @@ def test_pages_listing_jobs_render_poisoned_and_odd_rows(client, database, proje
     assert run.status_code == 200
     last = run.get_json()["last_run"]
     assert last["error"] == "broke" and last["documents"] is None
+
+
+def test_a_readable_payload_of_the_wrong_shape_fails_its_job_with_the_field(database,
+                                                                           project_id):
+    """JSON objects a release job cannot use (no version, a number for the version): the
+    job fails naming the field, and the next job runs."""
+    shapes = {}
+    for version, raw in (("v1", '{"notes": "no version"}'), ("v2", '{"version": 5}')):
+        job_id = _queue(database, project_id, "release", version)
+        assert poison_job_json(database, job_id, raw)
+        shapes[job_id] = raw
+    good = _queue(database, project_id, "queue-refresh")
+    Worker(database, poll_seconds=0.1).run(once=True)
+    states = _states(database)
+    for job_id in shapes:
+        state, error = states[job_id]
+        assert state == "failed" and "payload: 'version' is" in error, states[job_id]
+    assert "'version' is None" in states[min(shapes)][1]
+    assert "'version' is 5" in states[max(shapes)][1]
+    assert states[good][0] == "done"

@@ -49,7 +49,7 @@ class RestoreRefused(Exception):
 def check_sqlite_backup(source: Path) -> str:
     """Checks 1-3 on a SQLite backup file, read-only; its revision."""
     try:
-        connection = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+        connection = sqlite3.connect(f"{Path(source).resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as exc:
         raise RestoreRefused(f"{source}: SQLite cannot open it ({exc})") from None
     try:
