@@ -98,10 +98,10 @@ def verify_restored(engine) -> str:
     expected = reference_objects(engine)
     missing = sorted(expected - present)
     if missing:
-        triggers = [m for m in missing if m.startswith("trigger")]
+        dropped = any(item.startswith("trigger") for item in missing)
         why = (" (releases would be editable: the backup's release-immutability triggers "
                "were dropped; recreate them in the source, verify its releases, back up "
-               "again)" if triggers else "")
+               "again)" if dropped else "")
         raise RestoreRefused(f"the backup lacks {len(missing)} object(s) the migrations "
                              f"create{why}: {', '.join(missing[:10])}")
     triggers = sum(1 for item in expected if item.startswith("trigger"))
