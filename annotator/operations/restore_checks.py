@@ -37,6 +37,7 @@ from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.engine import Connection
 
 from annotator.migrations import code_revisions, database_heads, upgrade
+from annotator.models import Release, ReleaseBlob, ReleaseFile
 
 # Problems quoted from a failed integrity check (SQLite lists up to 100).
 PROBLEMS_SHOWN = 5
@@ -98,7 +99,9 @@ def verify_restored(engine) -> str:
     expected = reference_objects(engine)
     missing = sorted(expected - present)
     if missing:
-        dropped = any(item.startswith("trigger") for item in missing)
+        release_tables = {model.__tablename__ for model in (Release, ReleaseBlob, ReleaseFile)}
+        dropped = any(item.startswith("trigger") and item.rsplit(" on ", 1)[-1]
+                      in release_tables for item in missing)
         why = (" (releases would be editable: the backup's release-immutability triggers "
                "were dropped; recreate them in the source, verify its releases, back up "
                "again)" if dropped else "")
