@@ -56,6 +56,7 @@ class Ledger:
         self.statuses: Counter[str] = Counter()
         self.acked: dict[int, tuple[int, str]] = {}  # edit id -> (version, question)
         self.stale_accepted = 0
+        self.stale_statuses: Counter[int] = Counter()  # answers to the deliberately stale saves
         self.race_both_won = 0
 
     def request(self, status: str, seconds: float):
@@ -180,6 +181,8 @@ def annotator_loop(base: str, username: str, deadline: float, ledger: Ledger, se
                 # A save based on the version before the update must be refused.
                 stale = call(client, ledger, "PUT", f"/api/edits/{edit['id']}", headers=headers,
                              json={"version": stale_version, "fields": {"question": "stale"}})
+                with ledger.lock:
+                    ledger.stale_statuses[stale.status_code] += 1
                 if stale.status_code == 200:
                     with ledger.lock:
                         ledger.stale_accepted += 1

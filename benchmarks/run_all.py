@@ -40,6 +40,8 @@ SMALL = {
     "scale.py": ["--documents", "500", "--repeats", "3"],
     "load_test.py": ["--annotators", "3", "--seconds", "5", "--workers", "1",
                      "--documents", "6"],
+    "load_logins_and_saves.py": ["--seconds", "10", "--annotators", "3", "--logins", "10",
+                                 "--documents", "6"],
 }
 
 # Scripts measured against another running server: run only when one is given.

@@ -48,6 +48,37 @@ def infolossqa_pairs(n: int) -> list[dict]:
     return list(pairs.values())[:n]
 
 
+def http_login(base_url: str, username: str, password: str) -> int:
+    """A fresh browser-like client against a served app: GET the form (CSRF token +
+    cookie), POST it; the status of the answer (redirects not followed)."""
+    import re
+
+    import requests
+
+    client = requests.Session()
+    page = client.get(f"{base_url}/login").text
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    return client.post(f"{base_url}/login", allow_redirects=False, data={
+        "username": username, "password": password, "csrf_token": token}).status_code
+
+
+def poison_job_json(database, job_id: int, raw: str, column: str = "payload") -> bool:
+    """Store ``raw`` as a job's payload (or result) by hand, past the ORM, as the probe of
+    issue 41 did; False when the database itself refuses it (PostgreSQL's json type takes
+    only JSON text)."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import DBAPIError
+
+    try:
+        with database.engine.begin() as connection:
+            value = "CAST(:raw AS json)" if connection.dialect.name == "postgresql" else ":raw"
+            connection.execute(text(f"UPDATE jobs SET {column} = {value} WHERE id = :id"),
+                               {"raw": raw, "id": job_id})
+    except DBAPIError:
+        return False
+    return True
+
+
 def write_jsonl(path: Path, records) -> Path:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
                     encoding="utf-8")

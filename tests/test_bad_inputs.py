@@ -239,3 +239,42 @@ def test_a_batched_import_that_fails_midway_leaves_nothing(database, tmp_path, m
         assert result.created == 45
     with database.session() as session:
         assert row_counts(session)["documents"] == 45
+
+
+@pytest.mark.parametrize("stored, message", [
+    ('{"version": "v1", ', "not valid JSON"),
+    ('{"version": ' + "9" * 5000 + "}", "5000 digits"),
+    ('{"score": NaN}', "NaN"),
+    ("[" * 5000 + "]" * 5000, "nested too deeply"),
+    ('["v1"]', "a JSON list, not an object"),
+    ('"v1"', "a JSON string, not an object"),
+    ("null", "a JSON null, not an object"),
+    ('{"k": "' + "x" * 200_000 + '"}', "more than the 100,000"),
+    (b'{"k": "\xff"}', "not valid UTF-8"),
+])
+def test_a_stored_job_payload_that_cannot_be_read_is_a_reason(stored, message):
+    """A job row changed by hand (issue 41, finding 7): the reason its job fails with,
+    bounded, never the whole value."""
+    from annotator.study.jobs import UnreadableJSON, parse_stored
+
+    with pytest.raises(UnreadableJSON, match=message) as caught:
+        parse_stored(stored)
+    assert len(str(caught.value)) < 300
+
+
+@pytest.mark.parametrize("content", [
+    b"SQLite format 3\x00" + b"\x00garbage" * 500,  # a SQLite header, nothing readable
+    b"PGDMP" + b"\x01" * 3,  # a pg_dump header cut short (into a SQLite target: refused)
+    b"",
+])
+def test_a_file_that_is_not_a_backup_restores_nothing(tmp_path, content):
+    """Tampered backups (issue 41, finding 6; tests/test_restore_verifies.py tampers with
+    real ones): refused with the file's name, the target left absent."""
+    from annotator.operations.backup import BackupError, restore_database
+
+    source = tmp_path / "tampered.backup"
+    source.write_bytes(content)
+    target = tmp_path / "target.sqlite3"
+    with pytest.raises(BackupError, match="tampered.backup"):
+        restore_database(f"sqlite:///{target}", source)
+    assert not target.exists()

@@ -20,10 +20,11 @@ from sqlalchemy import select
 from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
 from annotator.models import Assignment, Document, Project, User
+from annotator.study import jobs
 from annotator.study.accounts import create_user
 from annotator.study.projects import add_member, create_project
 from tests.conftest import PASSWORD, csrf_token, login
-from tests.helpers import pairs, write_jsonl
+from tests.helpers import pairs, poison_job_json, write_jsonl
 
 PEOPLE = {"root": "admin", "lee": "lead", "lou": "lead", "ana": "annotator",
           "cat": "annotator", "sam": "annotator"}
@@ -47,6 +48,13 @@ def world(app, database, tmp_path):
                 Assignment.document_id == doc.id))}
             world["projects"][name] = {"id": project.id, "lead": lead, "doc": doc.id,
                                        "assignments": held, "members": annotators}
+    # A release job with an unreadable payload in each project (issue 41, finding 7): every
+    # page that lists jobs is walked past it.
+    with database.session() as session:
+        queued = [jobs.enqueue(session, "release", info["id"], {"version": "v9"}, key="v9").id
+                  for info in world["projects"].values()]
+    for job_id in queued:
+        assert poison_job_json(database, job_id, '{"version": ' + "9" * 5000 + "}")
     world["clients"] = {}
     for name in PEOPLE:
         client = app.test_client()
@@ -71,13 +79,16 @@ def leads(world, viewer: str, project: str) -> bool:
 
 
 def may_manage(world, viewer: str, target: str) -> bool:
-    """The rule of issue 33: an admin manages everyone; a lead manages an annotator only
-    if every project of the annotator is one she leads."""
+    """The rule of issues 33 and 41: an admin manages everyone; a lead manages an annotator
+    only if every project the annotator is tied to (a member of, or holding documents
+    of) is one she leads."""
     if PEOPLE[viewer] == "admin":
         return True
     if PEOPLE[viewer] != "lead" or PEOPLE[target] != "annotator":
         return False
-    return all(world["projects"][p]["lead"] == viewer for p in memberships(world, target))
+    ties = memberships(world, target) | {p for p, info in world["projects"].items()
+                                         if target in info["assignments"]}
+    return all(world["projects"][p]["lead"] == viewer for p in ties)
 
 
 def _instances(world, rule):

@@ -3,11 +3,9 @@ login page before anything else."""
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 
-import requests
 from click.testing import CliRunner
 from sqlalchemy import update
 
@@ -16,19 +14,11 @@ from annotator.models import LoginThrottle, Project, User
 from annotator.study.accounts import deactivate, set_password
 from annotator.study.throttle import ThrottlePolicy, pair_key
 from tests.conftest import PASSWORD, csrf_token, login
+from tests.helpers import http_login
 
 # ana's name overall and from the tests' address (the Flask test client and the live
 # server both see 127.0.0.1).
 ANA_KEYS = ("user:ana", pair_key("ana", "127.0.0.1"))
-
-
-def _http_login(base_url, username, password):
-    """A fresh browser-like client: GET the form (CSRF token + cookie), POST it."""
-    client = requests.Session()
-    page = client.get(f"{base_url}/login").text
-    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-    return client.post(f"{base_url}/login", allow_redirects=False, data={
-        "username": username, "password": password, "csrf_token": token}).status_code
 
 
 def test_parallel_guesses_against_the_last_attempt_evaluate_one_password(
@@ -36,22 +26,22 @@ def test_parallel_guesses_against_the_last_attempt_evaluate_one_password(
     app.config["LOGIN_THROTTLE"] = ThrottlePolicy(user_limit=5, user_delay=60.0,
                                                   address_limit=1000)
     for _ in range(4):
-        assert _http_login(live_server, "ana", "wrong-password") == 401
+        assert http_login(live_server, "ana", "wrong-password") == 401
     statuses, start = [], threading.Barrier(20)
 
     def guess():
         start.wait()
-        statuses.append(_http_login(live_server, "ana", "wrong-password"))
+        statuses.append(http_login(live_server, "ana", "wrong-password"))
 
     threads = [threading.Thread(target=guess) for _ in range(20)]
     [t.start() for t in threads]
     [t.join() for t in threads]
     assert sorted(statuses) == [401] + [429] * 19  # exactly one password evaluated
-    assert _http_login(live_server, "ana", PASSWORD) == 429  # the right one waits too
+    assert http_login(live_server, "ana", PASSWORD) == 429  # the right one waits too
     with database.session() as session:  # the user name is slowed, not locked: a minute on
         session.execute(update(LoginThrottle).where(LoginThrottle.key.in_(ANA_KEYS))
                         .values(next_allowed=time.time() - 1))
-    assert _http_login(live_server, "ana", PASSWORD) == 302
+    assert http_login(live_server, "ana", PASSWORD) == 302
 
 
 def test_an_address_that_guesses_is_locked_but_not_the_user(app, client, users):

@@ -37,17 +37,19 @@ def restore(path):
 
     The database is ANNOTATOR_DATABASE_URL's (a new SQLite file, or a PostgreSQL database
     made with createdb); one with any table in it is refused. The restored database is then
-    brought up to the newest migration.
+    brought up to the newest migration and verified: a backup that fails SQLite's integrity
+    check, is at an unknown migration revision or lacks a trigger or constraint the
+    migrations create is refused, and the database is left empty.
     """
     config = Config.from_env()
     try:
-        restore_database(config.database_url, path)
+        verified = restore_database(config.database_url, path)
     except BackupError as exc:
         fail(str(exc))
     database = Database(config.database_url)
     try:
-        database.upgrade()
+        database.upgrade()  # (migrated and verified already: the start-up queue refresh)
     finally:
         database.dispose()
     shown = database.engine.url.render_as_string(hide_password=True)
-    click.echo(f"restored {path} into {shown}")
+    click.echo(f"restored {path} into {shown}: {verified}")

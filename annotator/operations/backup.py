@@ -8,7 +8,10 @@ under ``/usr/lib/postgresql/*/bin`` (as ``scripts/with-postgres.sh`` finds the s
 PATH; a pg_dump older than the server refuses, so the newest is taken.
 
 A restore goes only into an empty database (no table at all, not even one that
-``annotator init`` made): it never merges into or overwrites a study.
+``annotator init`` made): it never merges into or overwrites a study. It reports success
+only after the checks of :mod:`annotator.operations.restore_checks` (readable, intact, a
+known revision, every trigger and constraint of the migrations); a refused restore
+leaves the target empty.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, inspect
 from sqlalchemy.engine import make_url
+
+from annotator.db import make_engine
+from annotator.operations import restore_checks as checks
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PG_DUMP_MAGIC = b"PGDMP"
@@ -137,8 +143,10 @@ def existing_tables(database_url: str) -> list[str]:
         engine.dispose()
 
 
-def restore_database(database_url: str, source: Path) -> None:
-    """Restore the backup ``source`` into the empty database ``database_url``."""
+def restore_database(database_url: str, source: Path) -> str:
+    """Restore the backup ``source`` into the empty database ``database_url``, bring it to
+    the newest migration and verify it (:mod:`annotator.operations.restore_checks`); what
+    was verified. Any refusal leaves the target empty and says why."""
     source = Path(source)
     kind, target = backup_kind(source), backend(database_url)
     if kind != target:
@@ -146,15 +154,47 @@ def restore_database(database_url: str, source: Path) -> None:
                           f"names a {_names[target]} database: restore into the same kind")
     shown = make_url(database_url).render_as_string(hide_password=True)
     if target == "sqlite":
-        _restore_sqlite(source, _sqlite_path(database_url), shown)
-        return
-    tables = existing_tables(database_url)
-    if tables:
-        raise BackupError(_not_empty(shown, tables))
-    uri, env = _libpq(database_url)
-    # One transaction: a failed restore leaves the database as empty as it was.
-    _run([postgres_tool("pg_restore"), "--no-owner", "--no-privileges", "--exit-on-error",
-          "--single-transaction", f"--dbname={uri}", str(source)], env, "pg_restore")
+        path = _sqlite_path(database_url)
+        _checked(checks.check_sqlite_backup, source)
+        existed = path.exists()
+        _restore_sqlite(source, path, shown)
+        engine = make_engine(database_url)
+        undo = lambda: checks.empty_sqlite(path, existed)  # noqa: E731
+    else:
+        tables = existing_tables(database_url)
+        if tables:
+            raise BackupError(_not_empty(shown, tables))
+        engine = make_engine(database_url)
+        before = checks.postgres_objects(engine)
+        uri, env = _libpq(database_url)
+        # One transaction: a failed pg_restore leaves the database as empty as it was.
+        try:
+            _run([postgres_tool("pg_restore"), "--no-owner", "--no-privileges",
+                  "--exit-on-error", "--single-transaction", f"--dbname={uri}", str(source)],
+                 env, f"pg_restore of {source}")
+        except BaseException:
+            engine.dispose()
+            raise
+        undo = lambda: checks.empty_postgres(engine, before)  # noqa: E731
+    try:
+        return _checked(checks.verify_restored, engine)
+    except BaseException:
+        engine.dispose()
+        undo()
+        raise
+    finally:
+        engine.dispose()
+
+
+def _checked(check, *args):
+    """A check's refusal (or any error it meets) as a :class:`BackupError` with its reason."""
+    try:
+        return check(*args)
+    except checks.RestoreRefused as exc:
+        raise BackupError(f"restore refused, the target is left empty: {exc}") from None
+    except Exception as exc:  # e.g. a migration failing on the restored data
+        raise BackupError(f"restore refused, the target is left empty: {type(exc).__name__}: "
+                          f"{str(exc)[:1000]}") from exc
 
 
 _names = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}

@@ -108,6 +108,9 @@ class Worker:
                 except SQLAlchemyError:  # the database is away: wait and try again
                     session.rollback()
                     log.exception("worker %s: database error, polling again", self.id)
+                except Exception:  # nothing one row holds may end the worker (issue 41)
+                    session.rollback()
+                    log.exception("worker %s: unexpected error, polling again", self.id)
                 if once:
                     break
                 self._idle(session)

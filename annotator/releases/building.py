@@ -50,10 +50,20 @@ def queue_release(session: Session, project: Project, version: str, *, notes: st
         "user_id": user_id}, key=version)
 
 
+def _versions(session: Session, job_ids) -> dict[int, str | None]:
+    """The version each release job asks for; None when its payload cannot be read or
+    names no version (the worker fails such a job, saying why)."""
+    versions = {}
+    for job_id, payload in jobs.stored_json(session, Job.payload, job_ids).items():
+        version = jobs.readable_or_empty(payload).get("version")
+        versions[job_id] = version if isinstance(version, str) else None
+    return versions
+
+
 def _pending(session: Session, project: Project, version: str) -> bool:
-    return any(job.payload.get("version") == version for job in session.scalars(
-        select(Job).where(Job.project_id == project.id, Job.kind == KIND,
-                          Job.state.in_(("queued", "running")))))
+    waiting = session.scalars(select(Job.id).where(
+        Job.project_id == project.id, Job.kind == KIND, Job.state.in_(("queued", "running"))))
+    return version in _versions(session, waiting).values()
 
 
 def run_release_job(session: Session, job: Job,
@@ -63,7 +73,9 @@ def run_release_job(session: Session, job: Job,
     if project is None:
         return {"skipped": "the project was deleted"}
     payload = job.payload
-    version = payload["version"]
+    version = payload.get("version")
+    if not isinstance(version, str):
+        raise jobs.JobRefused(f"payload: 'version' is {version!r}, not a release version")
     if job.attempts > 1 and _built_by(session, project, version, job.id):
         return {"version": version, "resumed": "stored by an earlier attempt of this job"}
     try:
@@ -111,14 +123,19 @@ def releases_in_progress(session: Session, project: Project) -> list[ReleaseInPr
     """The project's release jobs not finished, and its latest failed ones whose version
     was not released since (reads only), newest first."""
     found, failed = [], 0
-    for job in session.scalars(select(Job).where(Job.project_id == project.id,
-                                                 Job.kind == KIND,
-                                                 Job.state != "done").order_by(Job.id.desc())):
-        version = job.payload.get("version", "")
+    rows = session.scalars(select(Job).where(
+        Job.project_id == project.id, Job.kind == KIND, Job.state != "done")
+        .options(*jobs.WITHOUT_JSON).order_by(Job.id.desc())).all()
+    versions = _versions(session, [job.id for job in rows])
+    for job in rows:
+        version, error = versions[job.id], job.error
         if job.state == "failed":
-            if failed >= FAILED_SHOWN or find_release(session, project, version) is not None:
+            if failed >= FAILED_SHOWN or (version is not None and find_release(
+                    session, project, version) is not None):
                 continue
             failed += 1
-        found.append(ReleaseInProgress(job.id, version, job.state, job.progress_done,
-                                       job.progress_total, job.error))
+        if version is None and not error:  # (a failed one says why in its error)
+            error = "payload unreadable: the worker will fail this job"
+        found.append(ReleaseInProgress(job.id, version or "?", job.state, job.progress_done,
+                                       job.progress_total, error))
     return found

@@ -13,6 +13,13 @@ compare-and-set ``UPDATE ... WHERE state = <as read>``; SQLite ignores ``FOR UPD
 serialises writers, so the compare-and-set alone keeps one winner there. Jobs of one
 project run one at a time (a refit and a pre-highlighting run both rewrite suggestions).
 
+A job's payload and result are JSON this tool wrote, but a row may have been changed by
+hand, restored from elsewhere or written by another version. Nothing here loads them
+through the ORM's JSON type (one unreadable row would raise wherever it is loaded: in the
+worker as it claims, on every page listing jobs): :func:`stored_json` reads the stored text
+and parses it with the strict, bounded parser; a claimed job whose payload cannot be read
+is failed with the reason, and the worker claims the next (issue 41, finding 7).
+
 Times are UTC from each process's clock: servers of one deployment keep their clocks in
 step (NTP), and leases are tens of seconds, far above any sane skew.
 """
@@ -22,10 +29,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from sqlalchemy import and_, delete, exists, or_, select, update
+from sqlalchemy import Text, and_, cast, delete, exists, or_, select, update
 from sqlalchemy.engine import Connection
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session, aliased, defer
+from sqlalchemy.orm.attributes import set_committed_value
 
+from annotator.core import strict_json
 from annotator.core.vocabulary import JOB_KINDS
 from annotator.models import Job, WorkerBeat
 
@@ -37,6 +46,11 @@ MAX_ATTEMPTS = 5
 WORKER_ALIVE_SECONDS = 30.0
 # Error text kept on the row (the full traceback goes to the worker's log).
 MAX_ERROR_CHARS = 2000
+# A payload or result is a few small fields; a larger stored text is not one this tool
+# wrote, and is not parsed.
+MAX_STORED_JSON_CHARS = 100_000
+# Load a Job without its JSON columns (read them with :func:`stored_json`).
+WITHOUT_JSON = (defer(Job.payload), defer(Job.result))
 
 
 class JobError(ValueError):
@@ -46,6 +60,61 @@ class JobError(ValueError):
 class JobRefused(Exception):
     """The work was refused for a reason its user reads (a taken release version): the job
     fails with this message alone, no traceback."""
+
+
+class UnreadableJSON(ValueError):
+    """A job's stored payload or result that is not a JSON object this tool can read."""
+
+
+def parse_stored(raw: str | bytes | None) -> dict:
+    """The JSON object stored as ``raw`` (None: empty), or :class:`UnreadableJSON` saying
+    why not, in a bounded message (the strict parser: no 5,000-digit numbers, no NaN, no
+    hostile nesting)."""
+    if raw is None:
+        return {}
+    if isinstance(raw, bytes):
+        try:
+            raw = strict_json.decode_bytes(raw)
+        except strict_json.StrictJSONError as exc:
+            raise UnreadableJSON(str(exc)) from None
+    if len(raw) > MAX_STORED_JSON_CHARS:
+        raise UnreadableJSON(f"{len(raw):,} characters, more than the "
+                             f"{MAX_STORED_JSON_CHARS:,} a job stores")
+    try:
+        value = strict_json.loads(raw)
+    except strict_json.StrictJSONError as exc:
+        raise UnreadableJSON(str(exc)) from None
+    problem = strict_json.value_problem(value)
+    if problem:
+        raise UnreadableJSON(f"{problem[0]}: {problem[1]}"[:300])
+    if not isinstance(value, dict):
+        kind = {list: "list", str: "string", bool: "boolean", type(None): "null"}.get(
+            type(value), "number")
+        raise UnreadableJSON(f"a JSON {kind}, not an object")
+    return value
+
+
+def stored_json(session: Session | Connection, column,
+                job_ids) -> dict[int, dict | UnreadableJSON]:
+    """``column`` (``Job.payload`` or ``Job.result``) of each job: the object, or the
+    :class:`UnreadableJSON` saying why it cannot be read. Read as stored text (on
+    PostgreSQL the json value cast to text), so no row can make the read itself fail."""
+    ids = sorted(set(job_ids))
+    if not ids:
+        return {}
+    found: dict[int, dict | UnreadableJSON] = {}
+    for job_id, raw in session.execute(select(Job.id, cast(column, Text)).where(
+            Job.id.in_(ids))):
+        try:
+            found[job_id] = parse_stored(raw)
+        except UnreadableJSON as exc:
+            found[job_id] = exc
+    return found
+
+
+def readable_or_empty(value: dict | UnreadableJSON) -> dict:
+    """For pages: an unreadable object shows as empty (its job states the reason)."""
+    return {} if isinstance(value, UnreadableJSON) else value
 
 
 class LeaseLost(RuntimeError):
@@ -87,7 +156,7 @@ def enqueue(session: Session, kind: str, project_id: int | None = None,
             kind=kind, project_id=project_id, payload=dict(payload or {}), dedupe_key=key,
             state="queued", progress_done=0, progress_total=0, error="", result={},
             attempts=0, created_at=now()).on_conflict_do_nothing(index_elements=["dedupe_key"]))
-        job = session.scalars(select(Job).where(Job.dedupe_key == key)
+        job = session.scalars(select(Job).where(Job.dedupe_key == key).options(*WITHOUT_JSON)
                               .execution_options(populate_existing=True)).first()
         if job is not None:  # (None: the queued copy was claimed just now; queue again)
             return job
@@ -122,12 +191,16 @@ def claim(session: Session, worker_id: str, lease_seconds: float, *,
           kinds: tuple[str, ...] | None = None) -> Job | None:
     """Take the oldest ready job (of ``kinds``, None: any) for ``worker_id`` until
     ``lease_seconds`` from now and commit; None when nothing is ready. A job claimed
-    :data:`MAX_ATTEMPTS` times already whose lease expired again is failed here instead."""
-    for _ in range(20):  # lost compare-and-set races (SQLite) retry with the next job
+    :data:`MAX_ATTEMPTS` times already whose lease expired again is failed here instead, and
+    so is a job whose payload cannot be read (:func:`stored_json`), with the reason.
+
+    The returned job's ``payload`` is the parsed object; its ``result`` is not loaded."""
+    races = 0
+    while races < 20:  # lost compare-and-set races (SQLite) retry with the next job
         moment = now()
         ready = _ready(moment) if kinds is None else and_(_ready(moment), Job.kind.in_(kinds))
         job = session.scalar(select(Job).where(ready).order_by(Job.id).limit(1)
-                             .with_for_update(skip_locked=True))
+                             .options(*WITHOUT_JSON).with_for_update(skip_locked=True))
         if job is None:
             session.commit()
             return None
@@ -143,8 +216,16 @@ def claim(session: Session, worker_id: str, lease_seconds: float, *,
             .execution_options(synchronize_session=False)).rowcount
         session.commit()
         if taken == 1:
-            session.refresh(job)
+            job = session.scalars(select(Job).where(Job.id == job.id).options(*WITHOUT_JSON)
+                                  .execution_options(populate_existing=True)).one()
+            payload = stored_json(session, Job.payload, [job.id])[job.id]
+            if isinstance(payload, UnreadableJSON):
+                finish(session, job.id, worker_id,
+                       error=f"payload unreadable, job not run: {payload}")
+                continue
+            set_committed_value(job, "payload", payload)
             return job
+        races += 1
     return None
 
 
@@ -251,6 +332,6 @@ class JobView:
 def recent_jobs(session: Session, project_id: int, limit: int = 10) -> list[JobView]:
     """The project's newest jobs, newest first (reads only)."""
     rows = session.scalars(select(Job).where(Job.project_id == project_id)
-                           .order_by(Job.id.desc()).limit(limit)).all()
+                           .options(*WITHOUT_JSON).order_by(Job.id.desc()).limit(limit)).all()
     return [JobView(j.id, j.kind, j.state, j.progress_done, j.progress_total, j.error,
                     j.attempts, aware(j.created_at), aware(j.finished_at)) for j in rows]

@@ -19,11 +19,18 @@ Three counters, because they protect against different things:
   together, since one address contributes at most ``address_limit``) the name is slowed
   for everyone to one attempt every ``user_delay`` seconds: guessing stays slow and the
   real user, at worst, waits a few seconds.
+
+The bookkeeping never holds a pooled connection while it waits (issue 41, finding 8): the
+threads of one process take turns on a lock *before* checking a connection out, so fifty
+simultaneous logins wait on the lock, not each on a connection of their own blocked
+behind SQLite's single writer (or PostgreSQL's row lock on the address's counter) until
+the pool is empty; and the login view ends its own read before calling in here.
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from dataclasses import dataclass
 
@@ -33,6 +40,10 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 
 from annotator.models import LoginThrottle
+
+# One turn at a time per process (module docstring). Each turn is a few statements on
+# three rows; any other process (gunicorn workers, servers) still serialises in the database.
+_TURN = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -97,7 +108,7 @@ def reserve_attempt(engine: Engine, username: str, address: str | None,
     """Reserve one login attempt; None if allowed, else the seconds to wait."""
     now = time.time() if now is None else now
     address_key, pair, user_key = _keys(username, address)
-    with engine.begin() as connection:
+    with _TURN, engine.begin() as connection:
         for key in (address_key, pair, user_key):
             _ensure_row(connection, key)
             _fresh_window(connection, key, now, policy.window)
@@ -127,7 +138,7 @@ def attempt_succeeded(engine: Engine, username: str, address: str | None) -> Non
     address gets its attempt back. Another address's slowed pair stays slowed."""
     address_key, pair, user_key = _keys(username, address)
     row = LoginThrottle
-    with engine.begin() as connection:
+    with _TURN, engine.begin() as connection:
         connection.execute(update(row).where(row.key.in_((pair, user_key))).values(
             attempts=0, next_allowed=0.0))
         _give_back(connection, address_key)

@@ -1,8 +1,9 @@
 """User management on the web: admins manage every account; a lead manages an annotator
-only if every project the annotator belongs to is one she leads (or the annotator is in no
-project yet, so a new one can be added). Being assigned a document of a lead's project
-does not hand the account to that lead: an annotator shared with another lead's project
-is managed by an admin, or the lead could reset the password and read the other project.
+only if every project the annotator is tied to (member, documents still held, tie-break or
+adjudication work: :mod:`annotator.study.account_ties`, the one rule) is one she leads, or
+the annotator is tied to no project yet, so a new one can be added. An annotator shared
+with another lead's project is managed by an admin, or the lead could reset the password
+and read the other project.
 An account an import created inactive is activated by an admin only. The
 `annotator user` commands stay for scripts. Every form is a POST with the CSRF token."""
 
@@ -14,6 +15,7 @@ from sqlalchemy import select
 from annotator.core.vocabulary import ROLES
 from annotator.models import AuditEvent, Project, ProjectMember, User
 from annotator.study import audit
+from annotator.study.account_ties import manageable, may_manage
 from annotator.study.accounts import (
     AccountError,
     create_user,
@@ -33,16 +35,6 @@ def _led_projects(viewer: User) -> list[Project]:
     return [p for p in projects if can_lead(viewer, p)]
 
 
-def _may_manage(viewer: User, user: User, led_ids: set[int]) -> bool:
-    if viewer.role == "admin":
-        return True
-    if user.role != "annotator":
-        return False
-    projects = set(db().scalars(select(ProjectMember.project_id).where(
-        ProjectMember.user_id == user.id)))
-    return projects <= led_ids
-
-
 def _never_activated(user: User) -> bool:
     """An inactive account no one has ever activated or deactivated: an imported owner of
     work (see ``annotations_store._user``), whose first password and activation are an
@@ -59,7 +51,7 @@ def _managed_user(user_id: int) -> tuple[User, User, list[Project]]:
     viewer = load_user()
     user = db().get(User, user_id)
     led = _led_projects(viewer)
-    if user is None or not _may_manage(viewer, user, {p.id for p in led}):
+    if user is None or not may_manage(db(), viewer, user):
         abort(404)
     if viewer.role != "admin" and _never_activated(user) and request.endpoint in (
             "manage.password", "manage.active"):
@@ -89,7 +81,8 @@ def users():
     led = _led_projects(viewer)
     led_ids = {p.id for p in led}
     everyone = db().scalars(select(User).order_by(User.username)).all()
-    shown = [u for u in everyone if _may_manage(viewer, u, led_ids)]
+    managed = manageable(db(), viewer, everyone)
+    shown = [u for u in everyone if u.id in managed]
     memberships: dict[int, list[tuple[Project, str]]] = {}
     for member, project in db().execute(select(ProjectMember, Project).join(Project)
                                         .order_by(Project.name)):

@@ -38,14 +38,20 @@ def run_status(session: Session, project: Project) -> dict:
         .where(Document.project_id == project.id)).one()
     newest = session.scalars(select(Job).where(
         Job.project_id == project.id, Job.kind == "prehighlight")
-        .order_by(Job.id.desc()).limit(1)).first()
+        .options(*jobs.WITHOUT_JSON).order_by(Job.id.desc()).limit(1)).first()
     waiting = newest is not None and newest.state in WAITING
     finished = session.scalars(select(Job).where(
         Job.project_id == project.id, Job.kind == "prehighlight",
-        Job.state.in_(("done", "failed"))).order_by(Job.id.desc()).limit(1)).first()
-    last_run = None if finished is None else {
-        "finished": _iso(finished.finished_at), "documents": finished.result.get("documents"),
-        "suggestions": finished.result.get("suggestions"), "error": finished.error or None}
+        Job.state.in_(("done", "failed"))).options(*jobs.WITHOUT_JSON)
+        .order_by(Job.id.desc()).limit(1)).first()
+    last_run = None
+    if finished is not None:
+        # An unreadable stored result shows no counts (the job's error says what it did).
+        result = jobs.readable_or_empty(
+            jobs.stored_json(session, Job.result, [finished.id])[finished.id])
+        last_run = {"finished": _iso(finished.finished_at),
+                    "documents": result.get("documents"),
+                    "suggestions": result.get("suggestions"), "error": finished.error or None}
     return {"total": total, "done": done, "running": waiting,
             "state": newest.state if waiting else None,
             "started": _iso(newest.started_at or newest.created_at) if waiting else None,
