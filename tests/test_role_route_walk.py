@@ -16,6 +16,7 @@ import re
 
 import pytest
 from sqlalchemy import select
+from werkzeug.routing import IntegerConverter
 
 from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
@@ -179,6 +180,33 @@ def test_the_shared_annotator_is_managed_by_an_admin_only(world):
     refused = _send(world, "root", "POST", f"/users/{sam}/password", data={"password": "short"})
     assert refused.status_code == 422  # let through to the form's own check: too short
     assert "at least 8 characters" in refused.get_data(as_text=True)
+
+
+# Ids no row can have (issue 41: beyond 64 bits they were an OverflowError, a 500).
+HUGE_IDS = [str(2**63), str(2**64 + 1), "9" * 30, "9" * 5000]
+
+
+def _int_arguments(rule) -> set[str]:
+    return {name for name, converter in rule._converters.items()  # noqa: SLF001
+            if isinstance(converter, IntegerConverter)}
+
+
+def test_an_id_beyond_the_database_range_is_a_404_on_every_route_for_everyone(app, world):
+    others = {"version": "v1", "filename": "gold.jsonl", "fmt": "json"}
+    sent = 0
+    for rule in _rules(app):
+        numeric = _int_arguments(rule)
+        for huge in HUGE_IDS if numeric else []:
+            path = rule.rule
+            for name in rule.arguments:
+                path = re.sub(rf"<(?:[^:<>]+:)?{name}>",
+                              huge if name in numeric else others[name], path)
+            for viewer in PEOPLE:
+                for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+                    status = _send(world, viewer, method, path).status_code
+                    assert status == 404, f"{viewer} {method} {path[:80]}: {status}"
+                    sent += 1
+    assert sent > 1000
 
 
 BAD_BODIES = [
