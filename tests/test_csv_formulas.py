@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select, update
 
+from annotator.core.records import DocumentRecord
 from annotator.core.tables import FORMULA_LEADS, PLAIN_NUMBER, cell_value, spreadsheet_safe
 from annotator.evaluation.export import results_csv, results_json
 from annotator.interop.exporting import export_project
@@ -86,8 +87,6 @@ def test_the_csv_export_is_safe_and_imports_back_to_the_same_values(database, tm
 
         expected, expected_docs = snapshot(session, project), documents(session, project)
         copy = create_project(session, "copy", "infolossqa")
-        from annotator.core.records import DocumentRecord
-
         store_documents(session, copy, [DocumentRecord(i, s, t, 1, m)
                                         for i, s, t, m in expected_docs], "docs")
         import_annotations(session, copy, out, "annotations-csv")

@@ -8,7 +8,7 @@ An account an import created inactive is activated by an admin only. The
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, redirect, render_template, request, url_for
 from sqlalchemy import select
 
 from annotator.core.vocabulary import ROLES
@@ -24,6 +24,7 @@ from annotator.study.accounts import (
 )
 from annotator.study.projects import add_member
 from annotator.web.access import can_lead, db, lead_required, load_user
+from annotator.web.flash_messages import flash
 
 bp = Blueprint("manage", __name__, url_prefix="/users")
 
