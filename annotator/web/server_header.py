@@ -1,7 +1,8 @@
-"""The ``Server:`` response header (issue 41, finding 9): ``annotator``, never the server
-software's name and version nor Python's (Werkzeug's development server sent
-``Werkzeug/3.1.3 Python/3.11.2``, gunicorn ``gunicorn``), which only help someone choose
-an exploit. Both servers write the header themselves, after the app answered, so each is
+"""The ``Server:`` response header says ``annotator`` only (issue 41, finding 9).
+
+Never the server software's name and version nor Python's (Werkzeug's development server
+sent ``Werkzeug/3.1.3 Python/3.11.2``, gunicorn ``gunicorn``): they only help someone
+choose an exploit. Both servers write the header themselves, after the app answered, so each is
 told here: :class:`RequestHandler` for the development server (``annotator serve``),
 :func:`name_gunicorn` for gunicorn (``annotator serve --workers N``, annotator.wsgi).
 """
