@@ -230,6 +230,11 @@ FORM_KEYS = ["username", "password", "email", "role", "project_id", "active", "a
              "field", "value", "rationale", "kind", "per_annotator", "seed", "bootstrap"]
 BAD_FORM_VALUES = ["9" * 5000, "-1", "1e308", "nan", "", " ", "<script>x</script>",
                    "a" * 100_000, "../../etc/passwd", "\u202e", "0x10", "[]"]
+# Ids beyond 64 bits in query strings and forms (issue 41): refused or ignored, no
+# OverflowError from the database driver.
+BAD_QUERIES += [f"?{key}={2**64}" for key in ("page", "project", "assignment", "document",
+                                              "user", "version")]
+BAD_FORM_VALUES += [str(2**64)]
 
 
 def test_bad_input_on_every_route_is_a_4xx_never_a_500(app, world):

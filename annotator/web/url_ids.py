@@ -39,3 +39,13 @@ class DatabaseIdConverter(IntegerConverter):
 def install(app) -> None:
     """Make ``<int:...>`` mean a database id: before any blueprint adds a rule."""
     app.url_map.converters["int"] = DatabaseIdConverter
+
+
+def database_id(value: str) -> int:
+    """A query or form value (``?project=7``, ``project_id=7``) as a row id, for werkzeug's
+    ``request.args.get(..., type=database_id)``: a value that no row id can be raises
+    ValueError, so werkzeug gives the default (None) instead of an OverflowError later."""
+    number = int(value)
+    if not 0 <= number <= MAX_DATABASE_ID:
+        raise ValueError(f"{value[:40]!r}: not a row id")
+    return number
