@@ -235,6 +235,9 @@ BAD_FORM_VALUES = ["9" * 5000, "-1", "1e308", "nan", "", " ", "<script>x</script
 BAD_QUERIES += [f"?{key}={2**64}" for key in ("page", "project", "assignment", "document",
                                               "user", "version")]
 BAD_FORM_VALUES += [str(2**64)]
+BAD_BODIES += [b'{"action": "accept", "edit_ids": [%d], "edit_id": %d}' % (2**64, 2**64),
+               b'{"action": "undo", "decision_id": %d}' % 2**64,
+               b'{"action": "accept", "edit_id": %d, "version": 1}' % 2**64]
 
 
 def test_bad_input_on_every_route_is_a_4xx_never_a_500(app, world):

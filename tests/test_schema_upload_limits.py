@@ -3,7 +3,8 @@ Studio config) can take the server down. An alias bomb, 10,000 nested brackets, 
 typology 500 option levels deep, a schema of too many edit types or options, an XML entity
 bomb: each is refused with the limit named, on the new-project preview, project creation
 and the schema revision pages (4xx) and by ``annotator schema show`` / ``project create``
-(exit 1, one line, no traceback); nothing is created or changed."""
+(exit 1, one line, no traceback), as is ``project schema`` (a revision); nothing is created
+or changed."""
 
 from __future__ import annotations
 
@@ -164,8 +165,13 @@ def test_the_commands_answer_one_line_and_exit_1(tmp_path, name, text, named):
     path.write_text(text, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT),
            "ANNOTATOR_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.sqlite3'}"}
+    made = subprocess.run([sys.executable, "-m", "annotator", "project", "create", "running",
+                           "--schema", "infolossqa"], env=env, cwd=tmp_path, capture_output=True,
+                          text=True, check=False)
+    assert made.returncode == 0, made.stderr
     for args in (["schema", "show", str(path)],
-                 ["project", "create", "refused", "--schema", str(path)]):
+                 ["project", "create", "refused", "--schema", str(path)],
+                 ["project", "schema", "running", str(path)]):
         done = subprocess.run([sys.executable, "-m", "annotator", *args], env=env, cwd=tmp_path,
                               capture_output=True, text=True, check=False)
         assert done.returncode == 1, (args, done.stderr[-1500:])
