@@ -81,6 +81,19 @@ def test_every_reader_refuses_with_the_limit_named(name, text, named):
     assert len(message) < 400  # a bounded prefix of any value, never the whole
 
 
+def test_a_rejected_value_is_quoted_as_a_bounded_prefix():
+    big = "[" + ", ".join(f"word{i}" for i in range(5000)) + "]"
+    with pytest.raises(SchemaError) as caught:
+        parse_schema(f"name: wide\ntitle: {big}\nedit_types: [{{name: a, sides: [source]}}]\n",
+                     "wide.yaml")
+    message = str(caught.value)
+    assert message.startswith("wide.yaml: key 'title': expected a non-empty string, got [")
+    assert "word0" in message and "word4999" not in message and len(message) < 200
+    with pytest.raises(SchemaError) as caught:
+        parse_schema("name: long\nunit: " + "u" * 100_000 + "\n", "long.yaml")
+    assert "(100000 characters)" in str(caught.value) and len(str(caught.value)) < 300
+
+
 def test_limits_at_the_edge_are_accepted_and_come_from_the_environment(monkeypatch):
     limits = current_limits()
     assert len(schema_from_text(edit_types(limits.max_schema_edit_types), "x").edit_types) \
