@@ -182,8 +182,9 @@ def test_the_shared_annotator_is_managed_by_an_admin_only(world):
     assert "at least 8 characters" in refused.get_data(as_text=True)
 
 
-# Ids no row can have (issue 41: beyond 64 bits they were an OverflowError, a 500).
-HUGE_IDS = [str(2**63), str(2**64 + 1), "9" * 30, "9" * 5000]
+# Ids no row can have (issue 41: an OverflowError on SQLite beyond 64 bits, "integer out
+# of range" on PostgreSQL beyond 32 bits: a 500).
+HUGE_IDS = [str(2**31), str(2**63), str(2**64 + 1), "9" * 5000]
 
 
 def _int_arguments(rule) -> set[str]:
@@ -232,12 +233,13 @@ BAD_FORM_VALUES = ["9" * 5000, "-1", "1e308", "nan", "", " ", "<script>x</script
                    "a" * 100_000, "../../etc/passwd", "\u202e", "0x10", "[]"]
 # Ids beyond 64 bits in query strings and forms (issue 41): refused or ignored, no
 # OverflowError from the database driver.
-BAD_QUERIES += [f"?{key}={2**64}" for key in ("page", "project", "assignment", "document",
-                                              "user", "version")]
-BAD_FORM_VALUES += [str(2**64)]
-BAD_BODIES += [b'{"action": "accept", "edit_ids": [%d], "edit_id": %d}' % (2**64, 2**64),
-               b'{"action": "undo", "decision_id": %d}' % 2**64,
-               b'{"action": "accept", "edit_id": %d, "version": 1}' % 2**64]
+BAD_QUERIES += [f"?{key}={huge}" for key in ("page", "project", "assignment", "document",
+                                              "user", "version") for huge in (2**31, 2**64)]
+BAD_FORM_VALUES += [str(2**31), str(2**64)]
+BAD_BODIES += [b'{"action": "accept", "edit_ids": [%d], "edit_id": %d}' % (huge, huge)
+               for huge in (2**31, 2**64)] + [
+    b'{"action": "undo", "decision_id": %d}' % 2**31,
+    b'{"action": "accept", "edit_id": %d, "version": 1}' % 2**31]
 
 
 def test_bad_input_on_every_route_is_a_4xx_never_a_500(app, world):

@@ -2,20 +2,21 @@
 one converter for every route (issue 41, finding 5).
 
 Werkzeug's ``int`` converter takes any run of digits, so ``/projects/99999999999999999999``
-reached the database as a number beyond its 64-bit integers (OverflowError from the
-SQLite driver: a 500), and 5,000 digits reached Python's own limit on converting digits.
-:class:`DatabaseIdConverter` matches only what a row id can be, 0 to 2**63 - 1 (SQLite's
-INTEGER, PostgreSQL's BIGINT): anything else matches no route at all, a 404 as for an id
-that does not exist (a refusal after matching would let a rule of the same path with
-another method answer 405). The app factory installs it as the ``int`` converter, so every
-``<int:...>`` route, present and future, uses it.
+reached the database as a number beyond its integers (OverflowError from the SQLite
+driver, "integer out of range" from PostgreSQL: a 500), and 5,000 digits reached Python's
+own limit on converting digits. :class:`DatabaseIdConverter` matches only what a row id
+can be on every database (0 to 2**31 - 1, :mod:`annotator.core.row_ids`): anything else
+matches no route at all, a 404 as for an id that does not exist (a refusal after matching
+would let a rule of the same path with another method answer 405). The app factory
+installs it as the ``int`` converter, so every ``<int:...>`` route, present and future,
+uses it; :func:`database_id` reads ids sent in query strings and forms the same way.
 """
 
 from __future__ import annotations
 
 from werkzeug.routing import IntegerConverter
 
-MAX_DATABASE_ID = 2**63 - 1
+from annotator.core.row_ids import MAX_ROW_ID, is_row_id
 
 
 def digits_at_most(number: int) -> str:
@@ -29,11 +30,11 @@ def digits_at_most(number: int) -> str:
 
 
 class DatabaseIdConverter(IntegerConverter):
-    regex = digits_at_most(MAX_DATABASE_ID)
+    regex = digits_at_most(MAX_ROW_ID)
 
     def __init__(self, url_map, *args, **kwargs):
         super().__init__(url_map, *args, **kwargs)
-        self.max = MAX_DATABASE_ID if self.max is None else min(self.max, MAX_DATABASE_ID)
+        self.max = MAX_ROW_ID if self.max is None else min(self.max, MAX_ROW_ID)
 
 
 def install(app) -> None:
@@ -44,8 +45,8 @@ def install(app) -> None:
 def database_id(value: str) -> int:
     """A query or form value (``?project=7``, ``project_id=7``) as a row id, for werkzeug's
     ``request.args.get(..., type=database_id)``: a value that no row id can be raises
-    ValueError, so werkzeug gives the default (None) instead of an OverflowError later."""
+    ValueError, so werkzeug gives the default (None) instead of a database error later."""
     number = int(value)
-    if not 0 <= number <= MAX_DATABASE_ID:
+    if not is_row_id(number):
         raise ValueError(f"{value[:40]!r}: not a row id")
     return number
