@@ -67,6 +67,7 @@ REFUSED = [
     ("wide.yaml", options(current_limits().max_schema_options + 1),
      "ANNOTATOR_MAX_SCHEMA_OPTIONS"),
     ("lolz.xml", XML_ENTITY_BOMB, "DOCTYPE"),
+    ("deep.xml", "<View>" * 1000 + "</View>" * 1000, "ANNOTATOR_MAX_SCHEMA_DEPTH"),
     ("huge.yaml", "name: huge\ndescription: " + "x" * (current_limits().max_schema_bytes)
      + "\nedit_types: [{name: a, sides: [source]}]\n", "ANNOTATOR_MAX_SCHEMA_BYTES"),
 ]
