@@ -95,6 +95,12 @@ def test_a_rejected_value_is_quoted_as_a_bounded_prefix():
     assert "(100000 characters)" in str(caught.value) and len(str(caught.value)) < 300
 
 
+def test_a_value_that_contains_itself_is_refused():
+    with pytest.raises(SchemaError, match=r"rec.yaml: key 'line 2': expected no alias inside "
+                                          r"the value it names, found a value that contains"):
+        schema_from_text("name: rec\ntitle: &t [1, *t]\n", "rec.yaml")
+
+
 def test_limits_at_the_edge_are_accepted_and_come_from_the_environment(monkeypatch):
     limits = current_limits()
     assert len(schema_from_text(edit_types(limits.max_schema_edit_types), "x").edit_types) \

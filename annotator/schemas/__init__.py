@@ -38,7 +38,7 @@ from annotator.core.vocabulary import (
     SUGGESTION_KINDS,
     TASK_MODES,
 )
-from annotator.schemas.bounded import SchemaTooLarge, load_yaml
+from annotator.schemas.bounded import SchemaOutOfBounds, load_yaml
 
 BUILTIN_DIR = Path(__file__).parent
 FIELD_TYPES = ("text", "choice", "ordinal", "multichoice")
@@ -49,7 +49,7 @@ def read_yaml(text: str, path: str = "<schema>") -> Any:
     (:mod:`annotator.schemas.bounded`), or raise SchemaError with the line."""
     try:
         return load_yaml(text)
-    except SchemaTooLarge as exc:
+    except SchemaOutOfBounds as exc:
         raise SchemaError(path, exc.where, exc.expected, found=exc.found) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

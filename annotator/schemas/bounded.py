@@ -32,9 +32,10 @@ from yaml.events import AliasEvent
 from annotator.core.limits import Limits, current_limits
 
 
-class SchemaTooLarge(ValueError):
-    """A schema file beyond a limit: ``where`` (``line N`` or ``file``), what the limit
-    allows, and what the file has. The schema readers turn it into a SchemaError."""
+class SchemaOutOfBounds(ValueError):
+    """A schema file the bounded reader refuses (beyond a limit, or a YAML value that
+    contains itself): ``where`` (``line N`` or ``file``), what is allowed, and what the file
+    has. The schema readers turn it into a SchemaError."""
 
     def __init__(self, where: str, expected: str, found: str):
         self.where, self.expected, self.found = where, expected, found
@@ -45,7 +46,7 @@ def check_byte_size(size: int, limits: Limits | None = None) -> None:
     """Refuse a file of ``size`` bytes beyond the limit (a file is refused unread)."""
     limit = (limits or current_limits()).max_schema_bytes
     if size > limit:
-        raise SchemaTooLarge("file", f"at most {limit:,} bytes (ANNOTATOR_MAX_SCHEMA_BYTES)",
+        raise SchemaOutOfBounds("file", f"at most {limit:,} bytes (ANNOTATOR_MAX_SCHEMA_BYTES)",
                              f"{size:,} bytes")
 
 
@@ -56,13 +57,13 @@ def check_size(text: str, limits: Limits | None = None) -> None:
                     else len(text.encode("utf-8")), limits)
 
 
-def depth_refusal(where: str, limit: int) -> SchemaTooLarge:
-    return SchemaTooLarge(where, f"at most {limit} levels of nesting "
+def depth_refusal(where: str, limit: int) -> SchemaOutOfBounds:
+    return SchemaOutOfBounds(where, f"at most {limit} levels of nesting "
                           "(ANNOTATOR_MAX_SCHEMA_DEPTH)", "deeper nesting")
 
 
-def values_refusal(where: str, limit: int, what: str) -> SchemaTooLarge:
-    return SchemaTooLarge(where, f"at most {limit:,} {what} (ANNOTATOR_MAX_SCHEMA_VALUES)",
+def values_refusal(where: str, limit: int, what: str) -> SchemaOutOfBounds:
+    return SchemaOutOfBounds(where, f"at most {limit:,} {what} (ANNOTATOR_MAX_SCHEMA_VALUES)",
                           f"more {what}")
 
 
@@ -101,6 +102,9 @@ class BoundedYamlLoader(yaml.SafeLoader):
         if self.check_event(AliasEvent):
             target = self.anchors.get(self.peek_event().anchor)
             if target is not None:  # an unknown alias: PyYAML's own error, with its line
+                if id(target) not in self.extent:  # named while it is being composed
+                    raise SchemaOutOfBounds(self.where(), "no alias inside the value it names",
+                                         "a value that contains itself")
                 values, levels = self.extent[id(target)]
                 self.count(values, self.depth + levels)
             return super().compose_node(parent, index)
@@ -125,7 +129,7 @@ BoundedYamlLoader.add_implicit_resolver(
 
 
 def load_yaml(text: str, limits: Limits | None = None) -> Any:
-    """The YAML ``text`` as Python values, within the limits (raises SchemaTooLarge, or
+    """The YAML ``text`` as Python values, within the limits (raises SchemaOutOfBounds, or
     yaml.YAMLError for text that is no YAML)."""
     limits = limits or current_limits()
     check_size(text, limits)
@@ -151,7 +155,7 @@ def check_xml(text: str, limits: Limits | None = None) -> None:
         return f"line {parser.CurrentLineNumber}"
 
     def doctype(name, *_rest):
-        raise SchemaTooLarge(where(), "a labeling config without a DOCTYPE (its entities "
+        raise SchemaOutOfBounds(where(), "a labeling config without a DOCTYPE (its entities "
                              "could expand without bound)", f"<!DOCTYPE {name[:40]}")
 
     def start(_name, _attributes):

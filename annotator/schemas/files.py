@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from annotator.schemas import FieldSpec, Schema, SchemaError, parse_schema, read_yaml
-from annotator.schemas.bounded import SchemaTooLarge, check_byte_size, check_size, check_xml
+from annotator.schemas.bounded import SchemaOutOfBounds, check_byte_size, check_size, check_xml
 
 
 def schema_kind(text: str) -> str:
@@ -39,7 +39,7 @@ def load_schema_file(path: str | Path) -> Schema:
     try:
         check_byte_size(path.stat().st_size)  # a file beyond the limit is refused unread
         text = path.read_text(encoding="utf-8")
-    except SchemaTooLarge as exc:
+    except SchemaOutOfBounds as exc:
         raise SchemaError(str(path), exc.where, exc.expected, found=exc.found) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SchemaError(str(path), "file", "a readable UTF-8 text file", str(exc)) from None
@@ -54,7 +54,7 @@ def schema_from_text(text: str, name: str) -> Schema:
         kind = schema_kind(text)
         if kind == "labelstudio":
             check_xml(text)
-    except SchemaTooLarge as exc:
+    except SchemaOutOfBounds as exc:
         raise SchemaError(name, exc.where, exc.expected, found=exc.found) from None
     if kind == "yaml":
         return parse_schema(text, name)
