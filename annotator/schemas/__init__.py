@@ -50,7 +50,7 @@ def read_yaml(text: str, path: str = "<schema>") -> Any:
     try:
         return load_yaml(text)
     except SchemaOutOfBounds as exc:
-        raise SchemaError(path, exc.where, exc.expected, found=exc.found) from None
+        raise SchemaError.out_of_bounds(path, exc) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else "file"
@@ -68,6 +68,11 @@ class SchemaError(ValueError):
         got_text = "" if got is None else f", got {shown_repr(got)}"
         found_text = "" if found is None else f", found {found}"
         super().__init__(f"{path}: key '{key}': expected {expected}{got_text}{found_text}")
+
+    @classmethod
+    def out_of_bounds(cls, path: str, refused: SchemaOutOfBounds) -> SchemaError:
+        """The bounded reader's refusal of file ``path`` as a SchemaError."""
+        return cls(path, refused.where, refused.expected, found=refused.found)
 
 
 @dataclass(frozen=True)

@@ -46,8 +46,8 @@ def check_byte_size(size: int, limits: Limits | None = None) -> None:
     """Refuse a file of ``size`` bytes beyond the limit (a file is refused unread)."""
     limit = (limits or current_limits()).max_schema_bytes
     if size > limit:
-        raise SchemaOutOfBounds("file", f"at most {limit:,} bytes (ANNOTATOR_MAX_SCHEMA_BYTES)",
-                             f"{size:,} bytes")
+        raise SchemaOutOfBounds("file", f"at most {limit:,} bytes "
+                                "(ANNOTATOR_MAX_SCHEMA_BYTES)", f"{size:,} bytes")
 
 
 def check_size(text: str, limits: Limits | None = None) -> None:
@@ -59,12 +59,12 @@ def check_size(text: str, limits: Limits | None = None) -> None:
 
 def depth_refusal(where: str, limit: int) -> SchemaOutOfBounds:
     return SchemaOutOfBounds(where, f"at most {limit} levels of nesting "
-                          "(ANNOTATOR_MAX_SCHEMA_DEPTH)", "deeper nesting")
+                             "(ANNOTATOR_MAX_SCHEMA_DEPTH)", "deeper nesting")
 
 
 def values_refusal(where: str, limit: int, what: str) -> SchemaOutOfBounds:
     return SchemaOutOfBounds(where, f"at most {limit:,} {what} (ANNOTATOR_MAX_SCHEMA_VALUES)",
-                          f"more {what}")
+                             f"more {what}")
 
 
 class BoundedYamlLoader(yaml.SafeLoader):
@@ -73,8 +73,9 @@ class BoundedYamlLoader(yaml.SafeLoader):
 
     Aliases are allowed (the built-in schemas share option lists with ``&name`` /
     ``*name``), but each counts as the values it names, nested where it is used: an alias
-    bomb is refused after a few dozen nodes, as a 10,000-deep list is at its 33rd level,
-    before PyYAML's recursive composer could exhaust the stack."""
+    bomb is refused at the line where what it names passes the limit, while its nodes are
+    still shared (nothing expanded), and a 10,000-deep list at its 33rd level, before
+    PyYAML's recursive composer could exhaust the stack."""
 
     def __init__(self, stream, limits: Limits | None = None):
         super().__init__(stream)
@@ -103,8 +104,9 @@ class BoundedYamlLoader(yaml.SafeLoader):
             target = self.anchors.get(self.peek_event().anchor)
             if target is not None:  # an unknown alias: PyYAML's own error, with its line
                 if id(target) not in self.extent:  # named while it is being composed
-                    raise SchemaOutOfBounds(self.where(), "no alias inside the value it names",
-                                         "a value that contains itself")
+                    raise SchemaOutOfBounds(self.where(),
+                                            "no alias inside the value it names",
+                                            "a value that contains itself")
                 values, levels = self.extent[id(target)]
                 self.count(values, self.depth + levels)
             return super().compose_node(parent, index)
@@ -155,8 +157,9 @@ def check_xml(text: str, limits: Limits | None = None) -> None:
         return f"line {parser.CurrentLineNumber}"
 
     def doctype(name, *_rest):
-        raise SchemaOutOfBounds(where(), "a labeling config without a DOCTYPE (its entities "
-                             "could expand without bound)", f"<!DOCTYPE {name[:40]}")
+        raise SchemaOutOfBounds(where(), "a labeling config without a DOCTYPE (its "
+                                "entities could expand without bound)",
+                                f"<!DOCTYPE {name[:40]}")
 
     def start(_name, _attributes):
         state["depth"] += 1

@@ -40,7 +40,7 @@ def load_schema_file(path: str | Path) -> Schema:
         check_byte_size(path.stat().st_size)  # a file beyond the limit is refused unread
         text = path.read_text(encoding="utf-8")
     except SchemaOutOfBounds as exc:
-        raise SchemaError(str(path), exc.where, exc.expected, found=exc.found) from None
+        raise SchemaError.out_of_bounds(str(path), exc) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SchemaError(str(path), "file", "a readable UTF-8 text file", str(exc)) from None
     return schema_from_text(text, str(path))
@@ -55,7 +55,7 @@ def schema_from_text(text: str, name: str) -> Schema:
         if kind == "labelstudio":
             check_xml(text)
     except SchemaOutOfBounds as exc:
-        raise SchemaError(name, exc.where, exc.expected, found=exc.found) from None
+        raise SchemaError.out_of_bounds(name, exc) from None
     if kind == "yaml":
         return parse_schema(text, name)
     if kind == "thresh":
