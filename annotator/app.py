@@ -36,6 +36,7 @@ from annotator.web import (
     project_setup,
     release_metrics,
     releases,
+    url_ids,
     validation,
 )
 from annotator.web.errors import render_error
@@ -80,6 +81,7 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
     csrf.init_app(app)
     app.register_error_handler(413, _too_large)
 
+    url_ids.install(app)  # before the blueprints add their <int:...> rules
     # A NUL in a form or query value is refused before anything (login included) reads it.
     app.before_request(validation.refuse_nul_characters)
     app.register_blueprint(auth.bp)  # first: its login check runs before any other hook

@@ -278,3 +278,32 @@ def test_a_file_that_is_not_a_backup_restores_nothing(tmp_path, content):
     with pytest.raises(BackupError, match="tampered.backup"):
         restore_database(f"sqlite:///{target}", source)
     assert not target.exists()
+
+
+# Schema uploads (issue 41): refused with the limit named before anything is expanded; the
+# pages' own walk is tests/test_schema_upload_limits.py (the alias bomb in a child process
+# limited in memory).
+SCHEMA_UPLOADS = [
+    ("deep.yaml", "ANNOTATOR_MAX_SCHEMA_DEPTH"), ("thresh.yml", "ANNOTATOR_MAX_SCHEMA_DEPTH"),
+    ("many.yaml", "ANNOTATOR_MAX_SCHEMA_EDIT_TYPES"), ("lolz.xml", "DOCTYPE")]
+
+
+def test_an_alias_bomb_is_refused_while_it_is_composed():
+    """The composer refuses it: were that to regress, PyYAML would only build the shared
+    lists (cheap), never expand them, so this row cannot eat memory."""
+    from annotator.schemas import SchemaError, read_yaml
+    from tests.test_schema_upload_limits import ALIAS_BOMB
+
+    with pytest.raises(SchemaError, match=r"bomb.yaml: key 'line \d': .*SCHEMA_VALUES"):
+        read_yaml(ALIAS_BOMB, "bomb.yaml")
+
+
+@pytest.mark.parametrize("name, named", SCHEMA_UPLOADS)
+def test_a_schema_upload_beyond_the_limits_is_a_422_on_the_preview(app, users, name, named):
+    from tests.test_lead_study_web import Lead, upload
+    from tests.test_schema_upload_limits import REFUSED
+
+    text = next(text for file, text, _ in REFUSED if file == name)
+    answer = Lead(app, "lee").post("/projects/new/preview", data={
+        "schema_source": "file", "schema_file": upload(name, text)})
+    assert answer.status_code == 422 and named in answer.get_json()["message"]

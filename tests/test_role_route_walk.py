@@ -16,6 +16,7 @@ import re
 
 import pytest
 from sqlalchemy import select
+from werkzeug.routing import IntegerConverter
 
 from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
@@ -192,6 +193,34 @@ def test_the_shared_annotator_is_managed_by_an_admin_only(world):
     assert "at least 8 characters" in refused.get_data(as_text=True)
 
 
+# Ids no row can have (issue 41: an OverflowError on SQLite beyond 64 bits, "integer out
+# of range" on PostgreSQL beyond 32 bits: a 500).
+HUGE_IDS = [str(2**31), str(2**63), str(2**64 + 1), "9" * 5000]
+
+
+def _int_arguments(rule) -> set[str]:
+    return {name for name, converter in rule._converters.items()  # noqa: SLF001
+            if isinstance(converter, IntegerConverter)}
+
+
+def test_an_id_beyond_the_database_range_is_a_404_on_every_route_for_everyone(app, world):
+    others = {"version": "v1", "filename": "gold.jsonl", "fmt": "json"}
+    sent = 0
+    for rule in _rules(app):
+        numeric = _int_arguments(rule)
+        for huge in HUGE_IDS if numeric else []:
+            path = rule.rule
+            for name in rule.arguments:
+                path = re.sub(rf"<(?:[^:<>]+:)?{name}>",
+                              huge if name in numeric else others[name], path)
+            for viewer in PEOPLE:
+                for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+                    status = _send(world, viewer, method, path).status_code
+                    assert status == 404, f"{viewer} {method} {path[:80]}: {status}"
+                    sent += 1
+    assert sent > 1000
+
+
 BAD_BODIES = [
     b'{"version": ' + b"9" * 5000 + b"}",
     b'{"version": 1e999}', b'{"version": NaN}', b'{"seconds": 1e308, "version": 1}',
@@ -213,6 +242,15 @@ FORM_KEYS = ["username", "password", "email", "role", "project_id", "active", "a
              "field", "value", "rationale", "kind", "per_annotator", "seed", "bootstrap"]
 BAD_FORM_VALUES = ["9" * 5000, "-1", "1e308", "nan", "", " ", "<script>x</script>",
                    "a" * 100_000, "../../etc/passwd", "\u202e", "0x10", "[]"]
+# Ids beyond 64 bits in query strings and forms (issue 41): refused or ignored, no
+# OverflowError from the database driver.
+BAD_QUERIES += [f"?{key}={huge}" for key in ("page", "project", "assignment", "document",
+                                              "user", "version") for huge in (2**31, 2**64)]
+BAD_FORM_VALUES += [str(2**31), str(2**64)]
+BAD_BODIES += [b'{"action": "accept", "edit_ids": [%d], "edit_id": %d}' % (huge, huge)
+               for huge in (2**31, 2**64)] + [
+    b'{"action": "undo", "decision_id": %d}' % 2**31,
+    b'{"action": "accept", "edit_id": %d, "version": 1}' % 2**31]
 
 
 def test_bad_input_on_every_route_is_a_4xx_never_a_500(app, world):

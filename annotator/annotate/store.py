@@ -20,6 +20,7 @@ from annotator.annotate.modes import rating_problem, schema_mode
 from annotator.core.keys import rating_key
 from annotator.core.limits import current_limits
 from annotator.core.problems import ValidationFailed  # noqa: F401  (re-exported: the old import path)
+from annotator.core.row_ids import is_row_id
 from annotator.core.serialise import assignment_to_dict, edit_to_dict, rating_to_dict
 from annotator.core.shown import got
 from annotator.core.spans import span_problem
@@ -117,7 +118,7 @@ def create_edit(session: Session, assignment: Assignment, data: dict, user_id: i
     fields = validate_fields(data.get("fields", {}), edit_type.fields)
     suggestion_id = data.get("suggestion_id")
     if suggestion_id is not None:
-        suggestion = session.get(Suggestion, suggestion_id) if isinstance(suggestion_id, int) \
+        suggestion = session.get(Suggestion, suggestion_id) if is_row_id(suggestion_id) \
             else None
         if suggestion is None or suggestion.document_id != assignment.document_id:
             raise ValidationFailed([{"field": "suggestion_id", "message": "not a suggestion of "
@@ -216,12 +217,12 @@ def record_suggestion_action(session: Session, assignment: Assignment, suggestio
     if action is not None and action not in SUGGESTION_ACTIONS:
         raise ValidationFailed([{"field": "action", "message": "'accepted', 'dismissed' or "
                                  "null (undo)"}])
-    suggestion = session.get(Suggestion, suggestion_id) if isinstance(suggestion_id, int) else None
+    suggestion = session.get(Suggestion, suggestion_id) if is_row_id(suggestion_id) else None
     if suggestion is None or suggestion.document_id != assignment.document_id:
         raise ValidationFailed([{"field": "suggestion", "message": "not a suggestion of this "
                                  "document"}])
     if edit_id is not None:
-        edit = session.get(Edit, edit_id) if isinstance(edit_id, int) else None
+        edit = session.get(Edit, edit_id) if is_row_id(edit_id) else None
         if edit is None or edit.assignment_id != assignment.id:
             raise ValidationFailed([{"field": "edit_id", "message": "not an edit of yours"}])
     record = session.scalar(select(SuggestionAction).where(

@@ -129,11 +129,13 @@ def run_server(host: str, port: int, workers: int, *, background: bool = True,
         from werkzeug.serving import run_simple
 
         from annotator.app import create_app
+        from annotator.web.server_header import RequestHandler
 
         app = create_app(config, migrate=False)  # `serve` migrated before calling
         click.echo(f"development server on http://{host}:{port}/  (one process; Ctrl+C to "
                    "stop)")
-        run_simple(host, port, app, threaded=True, use_reloader=False)
+        run_simple(host, port, app, threaded=True, use_reloader=False,
+                   request_handler=RequestHandler)
     finally:
         if background_worker is not None:
             # Hand a running job back to the queue (at its next progress report) rather

@@ -14,6 +14,8 @@ with neither), columns ``document_id, annotator, status, seconds_spent, kind, ed
 source_spans, target_spans`` (spans as ``start-end;start-end``), one ``field:<name>`` column
 per edit field of the schema, and ``rating_level, rating_item, rating_field, rating_value,
 rating_rationale``. The CSV carries no texts: its documents must be in the project already.
+Cells that a spreadsheet would run as a formula are written with a leading ``'`` and read
+back without it (:mod:`annotator.core.tables`), so an export imports as it was.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from annotator.core import strict_json
 from annotator.core.records import IngestError, Problem
 from annotator.core.shown import got
 from annotator.core.strict_json import seconds_problem
-from annotator.core.tables import csv_text
+from annotator.core.tables import cell_value, csv_text
 from annotator.core.vocabulary import ASSIGNMENT_STATUSES, SIDES
 from annotator.interop.records import (
     AnnotationRecord,
@@ -245,6 +247,8 @@ def read_csv(path: Path, schema: Schema, annotator: str | None = None, *,
     records: dict[tuple[str, str], AnnotationRecord] = {}
     for row in reader:
         line = reader.line_num
+        # The values behind cells written spreadsheet-safe ("'=..." is "=...").
+        row = {k: cell_value(v) if isinstance(v, str) else v for k, v in row.items()}
         if None in row:  # more cells than the header names
             problems.append(Problem(name, line, None, f"{len(columns) + len(row[None])} cells, "
                                     f"the header names {len(columns)}" + got(row[None])))

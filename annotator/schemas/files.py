@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from annotator.schemas import FieldSpec, Schema, SchemaError, parse_schema, read_yaml
+from annotator.schemas.bounded import SchemaOutOfBounds, check_byte_size, check_size, check_xml
 
 
 def schema_kind(text: str) -> str:
@@ -36,7 +37,10 @@ def load_schema_file(path: str | Path) -> Schema:
     Schema whose ``source_text`` is this tool's YAML for it."""
     path = Path(path)
     try:
+        check_byte_size(path.stat().st_size)  # a file beyond the limit is refused unread
         text = path.read_text(encoding="utf-8")
+    except SchemaOutOfBounds as exc:
+        raise SchemaError.out_of_bounds(str(path), exc) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SchemaError(str(path), "file", "a readable UTF-8 text file", str(exc)) from None
     return schema_from_text(text, str(path))
@@ -45,7 +49,13 @@ def load_schema_file(path: str | Path) -> Schema:
 def schema_from_text(text: str, name: str) -> Schema:
     """The text of a schema file of any kind (an upload on the web page; ``name``, the
     file's name, is what error messages cite) as a Schema, like :func:`load_schema_file`."""
-    kind = schema_kind(text)
+    try:
+        check_size(text)
+        kind = schema_kind(text)
+        if kind == "labelstudio":
+            check_xml(text)
+    except SchemaOutOfBounds as exc:
+        raise SchemaError.out_of_bounds(name, exc) from None
     if kind == "yaml":
         return parse_schema(text, name)
     if kind == "thresh":

@@ -28,6 +28,7 @@ from annotator.schemas import (
     Option,
     Schema,
     SchemaError,
+    check_count,
     read_yaml,
 )
 
@@ -98,6 +99,7 @@ class _Typology:
         edits = data.get("edits")
         if not isinstance(edits, list) or not edits:
             self.fail("edits", "a list of edit types", edits)
+        check_count(self.path, "edits", edits, "edit types")
         name = self.name(data.get("template_name", "thresh"), "template_name")
         description = "\n\n".join(filter(None, (
             self.text(data.get("template_description"), "template_description"),
@@ -167,6 +169,7 @@ class _Typology:
             return
         if not isinstance(options, list) or not options:
             self.fail(f"{key}.options", "a list of options or a preset name", options)
+        check_count(self.path, f"{key}.options", options, "options")
         values, subs = [], []
         for i, opt in enumerate(options):
             okey = f"{key}.options[{i}]"

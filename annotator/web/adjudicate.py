@@ -14,7 +14,6 @@ from flask import (
     Blueprint,
     abort,
     current_app,
-    flash,
     jsonify,
     redirect,
     render_template,
@@ -37,6 +36,7 @@ from annotator.annotate.tiebreak import routed_requests, save_tiebreak_form, tie
 from annotator.models import Document, ProjectMember, User
 from annotator.study.projects import project_schema
 from annotator.web.access import db, lead_required, load_user, login_required, project_for_lead
+from annotator.web.flash_messages import flash
 from annotator.web.validation import (
     ANY,
     FLAG,

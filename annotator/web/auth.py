@@ -8,7 +8,6 @@ from flask import (
     Blueprint,
     abort,
     current_app,
-    flash,
     redirect,
     render_template,
     request,
@@ -20,6 +19,7 @@ from annotator.study import audit
 from annotator.study.accounts import end_sessions, find_user, password_matches
 from annotator.study.throttle import ThrottlePolicy, attempt_succeeded, reserve_attempt
 from annotator.web.access import db, load_user
+from annotator.web.flash_messages import flash
 
 bp = Blueprint("auth", __name__)
 

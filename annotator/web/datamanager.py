@@ -4,7 +4,7 @@ reassign, reopen, export the selection). Every action is a POST with the CSRF to
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Response, redirect, render_template, request, url_for
 from sqlalchemy import select
 
 from annotator.annotate import bulk
@@ -19,6 +19,7 @@ from annotator.operations.document_table import (
     select_rows,
 )
 from annotator.web.access import db, lead_required, load_user, project_for_lead
+from annotator.web.flash_messages import flash
 
 bp = Blueprint("datamanager", __name__, url_prefix="/projects")
 PAGE_SIZE = 50

@@ -12,6 +12,7 @@ from annotator.models import Assignment, Document, Project, TieBreakRequest
 from annotator.study.guideline_text import GuidelineNotFound, guideline_html
 from annotator.study.projects import project_schema
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
+from annotator.web.url_ids import database_id
 
 bp = Blueprint("documents", __name__)
 
@@ -37,7 +38,7 @@ def my_documents():
     finished document where it was instead of moving it to a later page; "to do" lists
     only what is left and "Next to do" opens the first of it."""
     user = load_user()
-    project_id = request.args.get("project", type=int)
+    project_id = request.args.get("project", type=database_id)
     search = request.args.get("q", "").strip()
     show = request.args.get("show", "all")
     show = show if show in SHOW else "all"

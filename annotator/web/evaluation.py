@@ -14,7 +14,6 @@ from flask import (
     Blueprint,
     Response,
     abort,
-    flash,
     jsonify,
     redirect,
     render_template,
@@ -40,6 +39,7 @@ from annotator.web.access import (
     login_required,
     project_for_lead,
 )
+from annotator.web.flash_messages import flash
 
 bp = Blueprint("evaluation", __name__, url_prefix="/eval")
 # The JSON endpoints answer errors the way the annotation API does (422 invalid, 409 stale).

@@ -9,7 +9,7 @@ An account an import created inactive is activated by an admin only. The
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, redirect, render_template, request, url_for
 from sqlalchemy import select
 
 from annotator.core.vocabulary import ROLES
@@ -26,6 +26,8 @@ from annotator.study.accounts import (
 )
 from annotator.study.projects import add_member
 from annotator.web.access import can_lead, db, lead_required, load_user
+from annotator.web.flash_messages import flash
+from annotator.web.url_ids import database_id
 
 bp = Blueprint("manage", __name__, url_prefix="/users")
 
@@ -105,7 +107,7 @@ def create():
                            request.form.get("password", ""), role)
         if request.form.get("email", "").strip():
             set_email(db(), user, request.form["email"], by=viewer.id)
-        project_id = request.form.get("project_id", type=int)
+        project_id = request.form.get("project_id", type=database_id)
         if project_id:
             project = next((p for p in _led_projects(viewer) if p.id == project_id), None)
             if project is None:
@@ -169,7 +171,8 @@ def role(user_id: int):
 @lead_required
 def join(user_id: int):
     viewer, user, led = _managed_user(user_id)
-    project = next((p for p in led if p.id == request.form.get("project_id", type=int)), None)
+    chosen = request.form.get("project_id", type=database_id)
+    project = next((p for p in led if p.id == chosen), None)
     if project is None:
         return _refused(AccountError("project: choose a project you lead"))
     add_member(db(), project, user, "lead" if user.role == "lead" else "annotator")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, jsonify, redirect, render_template, request, url_for
 from sqlalchemy import select
 
 from annotator.models import User
@@ -21,6 +21,7 @@ from annotator.schemas.files import load_schema_file, schema_from_text, schema_k
 from annotator.schemas.summary import describe
 from annotator.study.projects import ProjectError, create_project
 from annotator.web.access import db, lead_required, load_user
+from annotator.web.flash_messages import flash
 
 bp = Blueprint("project_create", __name__, url_prefix="/projects")
 MAX_PER_DOCUMENT = 20  # as the command's --annotators-per-doc

@@ -14,7 +14,7 @@ stored work, is a 422 that names the problem and changes nothing.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, flash, redirect, request, url_for
+from flask import Blueprint, Response, redirect, request, url_for
 
 from annotator.operations.schema_revision import (
     SchemaRevisionRefused,
@@ -26,6 +26,7 @@ from annotator.schemas import Schema, SchemaError
 from annotator.schemas.files import schema_from_text, schema_kind
 from annotator.schemas.summary import describe
 from annotator.web.access import db, lead_required, load_user, project_for_lead
+from annotator.web.flash_messages import flash
 from annotator.web.project_create import schema_from_upload
 from annotator.web.project_settings import render_settings
 

@@ -12,7 +12,7 @@ preview or refusal through :func:`render_settings`.
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, redirect, render_template, request, url_for
 
 from annotator.align.store.auto_refresh import refit_running
 from annotator.align.store.learning import (
@@ -27,6 +27,7 @@ from annotator.operations.schema_revision import digest
 from annotator.schemas.files import project_schema
 from annotator.schemas.summary import describe
 from annotator.web.access import db, lead_required, load_user, project_for_lead
+from annotator.web.flash_messages import flash
 
 bp = Blueprint("project_settings", __name__, url_prefix="/projects")
 

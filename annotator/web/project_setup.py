@@ -15,7 +15,6 @@ from pathlib import Path
 
 from flask import (
     Blueprint,
-    flash,
     jsonify,
     redirect,
     render_template,
@@ -30,6 +29,7 @@ from annotator.core.records import FORMATS
 from annotator.ingest import IngestError, import_uploads
 from annotator.models import Document, Project, ProjectMember, User
 from annotator.web.access import db, lead_required, load_user, project_for_lead
+from annotator.web.flash_messages import flash
 
 bp = Blueprint("project_setup", __name__, url_prefix="/projects")
 PROBLEMS_SHOWN = 100  # an import's problems listed on the page (and how many more)

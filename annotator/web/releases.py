@@ -16,7 +16,6 @@ from flask import (
     Blueprint,
     Response,
     abort,
-    flash,
     jsonify,
     redirect,
     render_template,
@@ -32,6 +31,7 @@ from annotator.releases.export import zip_chunks, zip_name
 from annotator.releases.store import find_release, project_releases
 from annotator.releases.verify import listed_file_problem
 from annotator.web.access import db, lead_required, load_user, project_for_lead
+from annotator.web.flash_messages import flash
 from annotator.web.jobs_panel import worker_alive
 
 bp = Blueprint("releases", __name__)

@@ -13,10 +13,7 @@ from flask import abort, request
 
 from annotator.core import strict_json
 from annotator.core.problems import ValidationFailed
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+from annotator.core.row_ids import is_row_id
 
 
 @dataclass(frozen=True)
@@ -27,13 +24,14 @@ class Kind:
     words: str
 
 
-INT = Kind(_is_int, "an integer id")
+# Ids name rows: a number no row id can be is refused here, not by the database (issue 41).
+INT = Kind(is_row_id, "an integer id")
 TEXT = Kind(lambda v: isinstance(v, str), "text")
 FLAG = Kind(lambda v: isinstance(v, bool), "true or false")
 OBJECT = Kind(lambda v: isinstance(v, dict), "an object")
 LIST = Kind(lambda v: isinstance(v, list), "a list")
 ANY = Kind(lambda v: True, "any value")
-IDS = Kind(lambda v: isinstance(v, list) and all(_is_int(i) for i in v), "a list of integer ids")
+IDS = Kind(lambda v: isinstance(v, list) and all(is_row_id(i) for i in v), "a list of integer ids")
 TEXTS = Kind(lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v),
              "a list of texts")
 ID_GROUPS = Kind(lambda v: isinstance(v, list) and all(IDS.test(g) for g in v),
