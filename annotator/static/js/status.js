@@ -73,8 +73,9 @@ export function makeStatus(ctx) {
       ctx.notify(`Some changes are not saved yet; fix them before ${what}.`);
       return null;
     }
-    const result = await api.status(ctx.id, status, state.assignment.version);
+    // Time first: the server adds no time to a document once it is done.
     await ctx.timer?.flush();
+    const result = await api.status(ctx.id, status, state.assignment.version);
     ctx.setAssignment(result.assignment);
     state.next = result.next_assignment ?? null;
     showMissing(null);
