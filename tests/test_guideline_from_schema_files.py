@@ -77,6 +77,13 @@ def test_the_typology_instructions_are_the_guideline_of_a_project_made_on_the_co
     assert guideline_md.decode("utf-8") == INSTRUCTIONS.strip()
     assert manifest["schema"]["guideline"] == "schema"
     assert "guideline.md" in manifest["files"]
+    # Written back as a typology, the instructions are the typology's own again.
+    assert run("export", "infoloss", "--format", "thresh", "--out", tmp_path / "th",
+               "--typology", tmp_path / "typology.yml").exit_code == 0
+    typology = yaml.safe_load((tmp_path / "typology.yml").read_text(encoding="utf-8"))
+    authors = yaml.safe_load(INFOLOSSQA_TYPOLOGY.read_text(encoding="utf-8"))
+    assert typology["instructions"] == INSTRUCTIONS.strip()
+    assert typology["template_description"] == authors["template_description"]
 
 
 def test_the_typology_instructions_are_the_guideline_of_a_project_made_on_the_page(
