@@ -8,12 +8,14 @@ a time, so the bound sees the session's time and not the test's few real seconds
 
 from __future__ import annotations
 
+import re
 import time
 import types
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
+from annotator.agreement.html_report import render_html
 from annotator.agreement.report import build_report
 from annotator.agreement.store import load_agreement_input
 from annotator.models import Assignment, Project
@@ -99,6 +101,10 @@ def test_stored_active_time_is_the_scripted_time_without_the_long_pause(
         report = build_report(load_agreement_input(session, project), bootstrap=0)
     assert report["annotators"]["ana"]["median_seconds_per_document"] == seconds
     assert report["annotators"]["ben"]["median_seconds_per_document"] is None
+    # The report's table: ana's row ends with those seconds (was "median s/doc 0.00").
+    html = render_html(report)
+    row = re.search(r"<tr><td>ana</td>(.*?)</tr>", html).group(1)
+    assert row.endswith(f'<td class="num">{seconds:.2f}</td>')
 
 
 def test_time_counts_again_after_reopen_and_not_while_done(page, live_server, study,
