@@ -92,7 +92,7 @@ def test_the_typology_instructions_are_the_guideline_of_a_project_made_on_the_pa
     preview = lee.post("/projects/new/preview", {
         "schema_source": "file",
         "schema_file": upload("thresh.yml", INFOLOSSQA_TYPOLOGY.read_text(encoding="utf-8"))})
-    assert ("guideline: 7 lines from the schema file, starting '1. Read both the original "
+    assert ("guideline: 6 lines of text from the schema file, starting '1. Read both the original "
             "and simplified text'") in preview.get_json()["lines"]
     response = lee.post("/projects/new", {
         "name": "infoloss", "schema_source": "file", "annotators_per_doc": "1",

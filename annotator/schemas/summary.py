@@ -53,9 +53,9 @@ def _guideline_line(schema: Schema) -> str:
     if guideline.file:
         return f"guideline: the file {guideline.file}"
     if guideline.markdown is not None:
-        lines = guideline.markdown.splitlines()
-        return (f"guideline: {len(lines)} line{'s' if len(lines) != 1 else ''} from the "
-                f"schema file, starting {lines[0][:60]!r}")
+        lines = [line for line in guideline.markdown.splitlines() if line.strip()]
+        return (f"guideline: {len(lines)} line{'s' if len(lines) != 1 else ''} of text from "
+                f"the schema file, starting {lines[0][:60]!r}")
     if guideline.missing_file:
         return f"guideline: the file {guideline.missing_file}, which is not here (none shown)"
     return "guideline: none"
