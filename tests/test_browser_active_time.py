@@ -39,6 +39,13 @@ class SessionClock:
         self.server = time.time()
         monkeypatch.setattr("annotator.annotate.store.time",
                             types.SimpleNamespace(time=lambda: self.server))
+        # Time reports on their way: each is handled before the clocks move on, so the
+        # server sees it at the page's time (a real report arrives a few ms after it is
+        # sent; here a few ms of the test are seconds of the page's clock).
+        self.reports: set = set()
+        page.on("request", lambda r: self.reports.add(r) if "/time" in r.url else None)
+        for done in ("requestfinished", "requestfailed"):
+            page.on(done, lambda r: self.reports.discard(r))
         page.clock.install(time=START)
 
     def start(self):
@@ -50,6 +57,9 @@ class SessionClock:
             self.server += 1  # the server's clock is never behind the page's
             self.page.clock.run_for(1000)
             self.now += 1
+            self.page.evaluate("0")  # the page's events so far are seen here
+            while self.reports:  # wait for the condition: the server has answered
+                self.page.wait_for_timeout(5)
 
     def work(self, seconds: int, signs: list[int]):
         """A sign of presence (pointer movement) every second for ``seconds``."""
