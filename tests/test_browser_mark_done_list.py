@@ -82,8 +82,8 @@ def test_mark_done_lists_every_problem_at_once_each_a_link(page, live_server, st
     second.click()
     assert focused(page)["card"] and focused(page)["focusSugg"] == suggestion_ids[1]
     # The fixed entries left the list; the rest stayed.
-    assert "Deletion #1" not in box.inner_text()
-    assert "Oversimplification #2: mark a span" in box.inner_text()
+    expect(box).not_to_contain_text("Deletion #1")
+    expect(box).to_contain_text("Oversimplification #2: mark a span")
 
     # The last blocker fixed (the span on the simplification), Mark done lists only what
     # warns, with the way to finish anyway.
