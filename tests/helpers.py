@@ -25,6 +25,10 @@ INFOLOSSQA_CONFIG = {s: INFOLOSSQA / "config" / f"label-studio-{s}.xml"
                      for s in ("accuracy", "recall")}
 INFOLOSSQA_FILES = {s: {r: INFOLOSSQA / f"eval-{s}-annotations" / f"batch1-{r}.json"
                         for r in ("kathryn", "keziah")} for s in ("accuracy", "recall")}
+# The authors' Thresh typology of the annotation study (its ``instructions`` are the
+# annotators' guideline) and their Thresh annotation exports, one folder per annotator.
+INFOLOSSQA_TYPOLOGY = INFOLOSSQA / "config" / "thresh.yml"
+INFOLOSSQA_ANNOTATIONS = INFOLOSSQA / "annotations"
 
 
 def infolossqa_pair(doc_id: str) -> tuple[str, str]:

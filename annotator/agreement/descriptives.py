@@ -159,7 +159,9 @@ def annotator_profiles(documents: Sequence[Document], edits: Sequence[Edit],
                        edit_types: Sequence[str]) -> dict:
     """Per annotator: documents, edits, share of each edit type, edits per document, mean
     whitespace-token length of question, answer, evidence (source spans) and rationale
-    (target spans) per edit, median seconds per document (Work rows with a time)."""
+    (target spans) per edit, median seconds per document (Work rows with a time, the
+    annotator's stored active seconds; a document never opened, still ``assigned`` with no
+    time, has no time per document yet and would pull the median to zero)."""
     docs = {d.id: d for d in documents}
     names = sorted({a for v in annotators.values() for a in v} | {e.annotator for e in edits}
                    | {w.annotator for w in work})
@@ -178,7 +180,8 @@ def annotator_profiles(documents: Sequence[Document], edits: Sequence[Edit],
                 if spans and doc is not None:
                     text = doc.source if side == "source" else doc.target
                     lengths[key].append(sum(_tokens(text[s.start:s.end]) for s in spans))
-        seconds = [w.seconds for w in work if w.annotator == a and w.seconds is not None]
+        seconds = [w.seconds for w in work if w.annotator == a and w.seconds is not None
+                   and (w.seconds or w.status != "assigned")]
         out[a] = {
             "documents": n_docs,
             "edits": len(mine),

@@ -336,11 +336,7 @@ def set_status(session: Session, assignment: Assignment, status: Any, version: A
                                  + got(status)}])
     _check_version(assignment, version, "assignment", assignment_to_dict(assignment))
     if status == "done":
-        schema = project_schema(assignment.document.project)
-        missing = missing_for_done(assignment, schema)
-        mode_rule = schema_mode(schema).hook("done_rule")  # e.g. QA items all rated
-        if mode_rule is not None:
-            missing += mode_rule(session, assignment)
+        missing = done_blockers(session, assignment)
         if missing:
             return missing
         assignment.completed_at = datetime.now(timezone.utc)
@@ -354,6 +350,18 @@ def set_status(session: Session, assignment: Assignment, status: Any, version: A
                  project_id=assignment.document.project_id, object_type="assignment",
                  object_id=assignment.id, before=before, after=status)
     return []
+
+
+def done_blockers(session: Session, assignment: Assignment) -> list[dict]:
+    """Everything that blocks "done" (:func:`missing_for_done` and the mode's done rule),
+    all at once: what :func:`set_status` refuses with, and what the page lists before it
+    asks (issue 43: Mark done reported one problem at a time)."""
+    schema = project_schema(assignment.document.project)
+    missing = missing_for_done(assignment, schema)
+    mode_rule = schema_mode(schema).hook("done_rule")  # e.g. QA items all rated
+    if mode_rule is not None:
+        missing += mode_rule(session, assignment)
+    return missing
 
 
 def adjudication_started(session: Session, document_id: int) -> bool:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from annotator.core import strict_json
+from annotator.core.annotation_shapes import csv_header_format, first_annotation_record, refusal
 from annotator.core.limits import current_limits
 from annotator.core.problems import IngestError, Problem  # noqa: F401  (re-exported: the old import path)
 
@@ -83,7 +84,18 @@ def parse_documents(text: str, name: str, fmt: str) -> list[DocumentRecord]:
         rows = json_array_rows(text, name)
     else:
         rows = _csv_rows(text, name)
+    _refuse_annotation_file(rows, name)
     return validate_rows(rows, name, parse_problems)
+
+
+def _refuse_annotation_file(rows: list[tuple[int, Any]], name: str) -> None:
+    """An annotation file given as documents is refused whole, naming the command that
+    imports it (:mod:`annotator.core.annotation_shapes`): read as documents, each of its
+    records became a document and its edits were dropped without a word."""
+    found = first_annotation_record(rows)
+    if found is not None:
+        line, fmt = found
+        raise IngestError([Problem(name, line, *refusal(fmt, name))])
 
 
 def read_text(path: Path) -> str:
@@ -210,6 +222,8 @@ def _skip_space(text: str, position: int) -> int:
 def _csv_rows(text: str, name: str) -> list[tuple[int, Any]]:
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = reader.fieldnames or []
+    if csv_header_format(header):  # this tool's annotations CSV (see _refuse_annotation_file)
+        raise IngestError([Problem(name, 1, *refusal(csv_header_format(header), name))])
     missing = [c for c in ("id", "source", "target") if c not in header]
     if missing:
         raise IngestError([Problem(name, 1, c, "missing column") for c in missing])

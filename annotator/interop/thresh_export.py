@@ -20,6 +20,7 @@ import yaml
 from annotator.core.vocabulary import EDIT_TYPE_OF_INFOLOSSQA_CATEGORY
 from annotator.interop.records import AnnotationRecord, EditIn
 from annotator.schemas import EditType, Schema
+from annotator.study.guideline_text import schema_guideline
 
 
 def to_thresh(records: list[AnnotationRecord], schema: Schema) -> dict[str, list[dict]]:
@@ -235,7 +236,8 @@ def typology_yaml(schema: Schema) -> str:
     """A Thresh typology (the YAML that configures a Thresh interface) for the schema's edit
     types: sides -> enable_input/enable_output, composite and single/multi span -> type,
     fields -> questions (text -> textarea, yes/no -> binary, minor/somewhat/a lot ->
-    likert-3, other choices -> options), a conditional sub-question under its option."""
+    likert-3, other choices -> options), a conditional sub-question under its option; the
+    project's guideline -> instructions."""
     edits = []
     for e in schema.edit_types:
         questions = [_question(e, f) for f in e.fields
@@ -248,8 +250,14 @@ def typology_yaml(schema: Schema) -> str:
         if questions:
             edit["annotation"] = questions
         edits.append(edit)
+    # The project's guideline is what Thresh shows as instructions (a typology's own
+    # instructions come back as they were read, see schemas/thresh_typology.py).
+    guideline = schema_guideline(schema).markdown
     typology = {"template_name": schema.name, "template_label": schema.title,
-                "instructions": schema.description or schema.title, "edits": edits}
+                **({"template_description": schema.description}
+                   if guideline and schema.description else {}),
+                "instructions": guideline or schema.description or schema.title,
+                "edits": edits}
     return yaml.safe_dump(typology, sort_keys=False, allow_unicode=True)
 
 

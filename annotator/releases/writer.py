@@ -46,7 +46,7 @@ from annotator.releases.formats import gold_csv_text
 from annotator.releases.results import results_files
 from annotator.releases.store import VersionTaken, find_release, store_release
 from annotator.study import audit
-from annotator.study.guideline_text import GuidelineNotFound, guideline_markdown
+from annotator.study.guideline_text import schema_guideline
 from annotator.study.projects import project_schema
 from annotator.study.schema_history import revisions as schema_revisions
 
@@ -96,7 +96,7 @@ def cut_release(session: Session, project: Project, version: str, *, notes: str 
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "tool": {"name": "annotator", "version": __version__},
         "schema": {"name": project.schema_name, "file": "schema.yaml",
-                   "guideline": project_schema(project).guideline,
+                   "guideline": _guideline_origin(project_schema(project)),
                    "revisions": schema_revisions(session, project)},
         "agreement": {"on": "annotators' own work (pre-adjudication) on released documents",
                       "bootstrap": bootstrap, "seed": seed, "embeddings": False,
@@ -135,14 +135,22 @@ def _exists(project, version) -> str:
             "choose a new version")
 
 
+def _guideline_origin(schema) -> str | None:
+    """Where the release's guideline.md came from: the guideline file's name, "schema"
+    (text the schema file carried: a Thresh typology's instructions...), or None (none)."""
+    guideline = schema_guideline(schema)
+    if guideline.markdown is None:
+        return None
+    return guideline.file or "schema"
+
+
 def _files(session, project, released, records, bootstrap, seed) -> dict[str, bytes]:
     schema = project_schema(project)
     files = {"gold.jsonl": jsonl_text(records), "gold.csv": gold_csv_text(records),
              "schema.yaml": project.schema_yaml}
-    try:
-        files["guideline.md"] = guideline_markdown(schema.guideline or f"{schema.name}.md")
-    except GuidelineNotFound:
-        pass
+    guideline = schema_guideline(schema).markdown
+    if guideline is not None:
+        files["guideline.md"] = guideline
     for name, lines in _raw_annotations(session, released).items():
         files[f"annotations/{name}.jsonl"] = jsonl_text(lines)
     report = agreement_report(session, project, released, bootstrap, seed)

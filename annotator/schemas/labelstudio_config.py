@@ -21,6 +21,8 @@ own SDK uses), then mapped as follows:
 - **option values**: a ``<Choice>``'s ``alias`` when it has one (that is what Label Studio
   stores and exports), else its value; the shown value becomes the option label.
 - ``required="true"`` makes the field required.
+- the ``<Header>`` texts (the criteria and questions beside the controls) become the
+  project's guideline (:func:`config_guideline`).
 
 The config itself is kept (``labelstudio.config``), so the study's exports are read, and
 written back, under its own control names, and ``labelstudio push`` can hand the study's own
@@ -144,6 +146,9 @@ def schema_data(text: str, path: str) -> dict[str, Any]:
         "description": f"Read from the Label Studio labeling config {PurePath(path).name}.",
         "unit": "document",
     }
+    guideline = config_guideline(interface)
+    if guideline:
+        data["guideline"] = guideline
     if edit_types:
         data["edit_types"] = list(edit_types.values())
     if ratings:
@@ -151,6 +156,30 @@ def schema_data(text: str, path: str) -> dict[str, Any]:
     data["labelstudio"] = {"config": text, "source": data_key(texts["source"]),
                            "target": data_key(texts["target"])}
     return data
+
+
+def config_guideline(interface: LabelInterface) -> str:
+    """The config's ``<Header>`` texts, in order, as Markdown headings (``size`` is the
+    level, Label Studio's default 4): the criteria and questions a study writes beside its
+    controls (InfoLossQA's "1. Givenness", "How is the question phrased?"). Left out: a
+    header that titles the object after it (``Original`` above ``<Text name="source">``,
+    shown by this tool's own page) and one that shows task data (``$doc_id``). Empty when
+    nothing is left."""
+    objects = {o.tag for o in interface.objects}
+    lines = []
+    # The SDK keeps the parsed XML only as ``_tree`` (no public accessor); the config was
+    # parsed once, by the SDK, in read_interface.
+    for header in interface._tree.iter("Header"):
+        text = " ".join((header.get("value") or header.text or "").split())
+        following = header.getnext()
+        while following is not None and not isinstance(following.tag, str):
+            following = following.getnext()  # comments between
+        if not text or re.search(r"\$\w", text) or (following is not None
+                                                     and following.tag in objects):
+            continue
+        level = int(header.get("size")) if (header.get("size") or "").isdigit() else 4
+        lines.append(f"{'#' * min(max(level, 1), 6)} {text}")
+    return "\n\n".join(lines)
 
 
 def field_data(c, path: str) -> dict[str, Any]:

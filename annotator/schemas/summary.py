@@ -1,5 +1,5 @@
 """What a schema file says, as this tool understood it, in lines a lead reads before a study
-starts: edit types and their sides, fields, options and conditions, ratings.
+starts: edit types and their sides, fields, options and conditions, ratings, the guideline.
 
 One text for ``annotator schema show FILE`` and the preview of the web page that creates a
 project, so both say the same thing.
@@ -10,6 +10,7 @@ from __future__ import annotations
 from annotator.core.vocabulary import SIDE_LABELS
 from annotator.schemas import Schema
 from annotator.schemas.thresh_typology import unused_keys
+from annotator.study.guideline_text import schema_guideline
 
 KINDS = {"yaml": "schema YAML", "thresh": "Thresh typology",
          "labelstudio": "Label Studio labeling config"}
@@ -38,11 +39,26 @@ def describe(schema: Schema, kind: str, text: str) -> list[str]:
             lines.append(f"  [{r.level}] " + _field_line(r))
     if schema.prehighlighters:
         lines.append("pre-highlighters: " + ", ".join(schema.prehighlighters))
+    lines.append(_guideline_line(schema))
     if kind == "thresh":
         unused = unused_keys(text)
         if unused:
             lines.append("not used (Thresh page layout only): " + ", ".join(unused))
     return lines
+
+
+def _guideline_line(schema: Schema) -> str:
+    """Where the annotators' guideline tab (and a release's guideline.md) comes from."""
+    guideline = schema_guideline(schema)
+    if guideline.file:
+        return f"guideline: the file {guideline.file}"
+    if guideline.markdown is not None:
+        lines = [line for line in guideline.markdown.splitlines() if line.strip()]
+        return (f"guideline: {len(lines)} line{'s' if len(lines) != 1 else ''} of text from "
+                f"the schema file, starting {lines[0][:60]!r}")
+    if guideline.missing_file:
+        return f"guideline: the file {guideline.missing_file}, which is not here (none shown)"
+    return "guideline: none"
 
 
 def _field_line(f) -> str:

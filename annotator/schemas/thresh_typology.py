@@ -8,6 +8,8 @@ A typology is the YAML that configures a Thresh interface. What it says maps as 
   (``sides: []``), e.g. InfoLossQA's ``comment``;
 - ``type: single_span`` (Thresh's default) allows one span per side, ``multi_span`` several,
   ``composite`` makes an edit of constituent edits (SALSA's ``structure``, ``split``);
+- ``instructions`` become the project's guideline (the annotators' guideline tab, a
+  release's ``guideline.md``), ``template_description`` its description;
 - each ``annotation`` question is a field: ``options: textarea`` / ``textbox`` a text
   field, ``binary`` a yes/no choice, ``likert-3`` an ordinal scale (minor, somewhat,
   a lot), a list a choice whose options may hold their own question (a sub-question asked
@@ -101,14 +103,17 @@ class _Typology:
             self.fail("edits", "a list of edit types", edits)
         check_count(self.path, "edits", edits, "edit types")
         name = self.name(data.get("template_name", "thresh"), "template_name")
-        description = "\n\n".join(filter(None, (
-            self.text(data.get("template_description"), "template_description"),
-            self.text(data.get("instructions"), "instructions"))))
         return Schema(
             name=name.replace(" ", "-"),
             title=self.text(data.get("template_label"), "template_label", name),
-            description=description, unit="document",
+            description=self.text(data.get("template_description"), "template_description"),
+            guideline=self.guideline(data.get("instructions")), unit="document",
             edit_types=tuple(self.edit(e, f"edits[{i}]") for i, e in enumerate(edits)))
+
+    def guideline(self, value) -> str | None:
+        """The typology's ``instructions`` (Markdown, as Thresh shows them) as the project's
+        guideline, kept as written but for surrounding blank space; None without them."""
+        return self.text(value, "instructions") or None
 
     def edit(self, item, key) -> EditType:
         if not isinstance(item, dict):

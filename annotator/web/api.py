@@ -24,6 +24,7 @@ from annotator.annotate.store import (
     add_time,
     create_edit,
     delete_edit,
+    done_blockers,
     record_suggestion_action,
     set_rating,
     set_status,
@@ -203,6 +204,15 @@ def report_time(assignment_id: int):
     seconds = add_time(db(), assignment, body().get("seconds"))
     db().commit()
     return jsonify(seconds_spent=round(seconds, 1))
+
+
+@bp.get("/assignments/<int:assignment_id>/missing")
+@login_required
+def done_check(assignment_id: int):
+    """What blocks marking the document done, all of it (the page lists it with what only
+    warns before it asks for "done"); empty when nothing does."""
+    assignment = own_assignment(assignment_id)
+    return jsonify(missing=done_blockers(db(), assignment))
 
 
 @bp.post("/assignments/<int:assignment_id>/status")

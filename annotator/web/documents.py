@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from flask import Blueprint, redirect, render_template, request, url_for
+from markupsafe import escape
 from sqlalchemy import func, select
 from sqlalchemy.orm import contains_eager
 
 from annotator.annotate.next_up import TO_DO, next_to_do
 from annotator.core.vocabulary import ASSIGNMENT_STATUSES
 from annotator.models import Assignment, Document, Project, TieBreakRequest
-from annotator.study.guideline_text import GuidelineNotFound, guideline_html
+from annotator.study.guideline_text import markdown_html, schema_guideline
 from annotator.study.projects import project_schema
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
 from annotator.web.url_ids import database_id
@@ -117,11 +118,14 @@ def view_assignment(assignment_id: int):
 def guideline(assignment_id: int):
     """The guideline of the assignment's schema as an HTML fragment (for the side panel)."""
     assignment = assignment_for_viewer(assignment_id)
-    schema = project_schema(assignment.document.project)
-    try:
-        return guideline_html(schema.guideline or f"{schema.name}.md")
-    except GuidelineNotFound:
-        return "<p>This schema has no guideline file.</p>"
+    guideline = schema_guideline(project_schema(assignment.document.project))
+    if guideline.markdown is not None:
+        return markdown_html(guideline.markdown)
+    if guideline.missing_file:
+        return (f"<p>This schema names the guideline file <code>"
+                f"{escape(guideline.missing_file)}</code>, which is not among this "
+                "installation's guidelines.</p>")
+    return "<p>This schema has no guideline.</p>"
 
 
 def sentence_texts(text: str, offsets: list) -> list[dict]:

@@ -45,5 +45,6 @@ export const api = {
   rate: (id, body, opts) => request("PUT", `/api/assignments/${id}/ratings`, body, opts),
   suggestion: (id, sid, body) => request("POST", `/api/assignments/${id}/suggestions/${sid}`, body),
   time: (id, seconds, opts) => request("POST", `/api/assignments/${id}/time`, { seconds }, opts),
+  missing: (id) => request("GET", `/api/assignments/${id}/missing`),
   status: (id, status, version) => request("POST", `/api/assignments/${id}/status`, { status, version }),
 };

@@ -61,6 +61,7 @@ export async function boot() {
   done.hidden = data.read_only || data.assignment.status === "done" || (data.tiebreak || []).length > 0;
   done.addEventListener("click", async () => {
     try {
+      await ctx.timer?.flush(); // time first: the server adds none to a done document
       const result = await request("POST", `/eval/api/assignments/${id}/status`,
         { status: "done", version: data.assignment.version });
       ctx.setAssignment(result.assignment);

@@ -230,7 +230,8 @@ Object.assign(ctx, {
     ctx.els.next.href = next == null ? "#" : `/assignments/${next}`;
     ctx.els.newButtons.hidden = locked || !ctx.state.schema.edit_types.length;
     ctx.onHistory();
-    if (done || ctx.state.readOnly) ctx.timer?.stop();
+    // Time counts while the document is open to work on: again after a Reopen.
+    if (done || ctx.state.readOnly) ctx.timer?.stop(); else ctx.timer?.resume();
     ctx.ratings.reset();
     ctx.ratings.renderDocumentLevel(ctx.els.docRatings);
     ctx.formKey = null;
@@ -313,12 +314,13 @@ async function init() {
   syncScroll(ctx, ctx.els.scroller);
   watchKeyboard(ctx);
   wireChrome();
-  if (!ctx.state.readOnly && !ctx.closed()) {
+  if (!ctx.state.readOnly) {
     ctx.timer = startTimer({
       initial: ctx.state.assignment.seconds_spent || 0,
       report: (seconds, options) => api.time(ctx.id, seconds, options),
       display: (text, active) => { ctx.els.timer.textContent = text; ctx.els.timer.classList.toggle("idle", !active); },
     });
+    if (ctx.closed()) ctx.timer.stop(); // counts from a Reopen on
   } else {
     ctx.els.timer.textContent = `${Math.round((ctx.state.assignment.seconds_spent || 0) / 60)} min`;
   }

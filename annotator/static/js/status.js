@@ -1,80 +1,63 @@
 // Marking the document done, skipping it or reopening it; the way on to the next document;
-// the list of what is missing; banners.
+// the list of what blocks or warns before "done" (done_check.js); banners.
 
 import { api } from "./api.js";
 import { el, fill } from "./dom.js";
+import { doneWarnings, problemList } from "./done_check.js";
 import { visibleSuggestions } from "./highlights.js";
 
 export function makeStatus(ctx) {
   const { state } = ctx;
 
+  // The problems list (done_check.js): what blocks, as the server last named it (entries
+  // leave as they are fixed), and what warns, as the page's state says now.
   let shownMissing = [];
+  let shownSignature = "";
+  // The warnings shown when nothing blocked: Mark done again with the same ones goes
+  // through (as "Mark done anyway"); reviewing a suggestion or fixing a warning asks again.
+  let warnedAt = null;
+  const warningCount = (w) => w.suggestions.length + w.guidance.length;
+
   const showMissing = (missing, { focus = true } = {}) => {
     const box = ctx.els.missing;
-    delete box.dataset.shows;
-    if (!missing || !missing.length) { box.hidden = true; box.replaceChildren(); return; }
+    const warnings = doneWarnings(ctx);
+    if (!missing || (!missing.length && !warningCount(warnings))) {
+      delete box.dataset.shows;
+      box.hidden = true; box.replaceChildren(); shownMissing = []; shownSignature = "";
+      return;
+    }
+    const signature = JSON.stringify([missing.map((m) => m.message), warnings]);
+    if (!focus && signature === shownSignature) return; // unchanged: keep the focus where it is
+    shownMissing = missing;
+    shownSignature = signature;
     box.hidden = false;
     box.dataset.shows = "missing";
-    shownMissing = missing;
-    box.replaceChildren(
-      el("div", { class: "missing-head" },
-        el("strong", {}, `Not done yet — ${missing.length} thing${missing.length > 1 ? "s" : ""} missing`),
-        el("button", { type: "button", class: "ghost small", onclick: () => showMissing(null) }, "Hide")),
-      el("ul", {}, missing.map((m) => el("li", {}, el("button", { type: "button", class: "link",
-        onclick: () => goTo(m) }, m.message)))));
+    box.replaceChildren(...problemList(ctx, missing, warnings,
+      { hide: () => showMissing(null), anyway: () => markDone({ anyway: true }) }));
     if (focus) box.querySelector("li button")?.focus();
   };
 
-  const goTo = (m) => {
-    if (m.edit_id) {
-      const edit = state.edits.find((e) => e.id === m.edit_id);
-      if (!edit) return;
-      ctx.openEdit(edit.key, { focusField: m.field.startsWith("spans.") ? null : m.field });
-      if (m.field.startsWith("spans.")) ctx.els.form.querySelector(`.span-row[data-side=${m.field.slice(6)}] select`)?.focus();
-      return;
+  /** Save what is pending (the server checks and stores what the page shows); false when
+   *  that failed (said so). */
+  const saveFirst = async (what) => {
+    ctx.setSaveState("saving");
+    await ctx.saver.flushAll();
+    ctx.saver.emit();
+    if (ctx.saver.state === "conflict") return false;
+    if (ctx.saver.state === "error" || ctx.saver.state === "offline") {
+      ctx.notify(`Some changes are not saved yet; fix them before ${what}.`);
+      return false;
     }
-    if (m.key) {  // a missing rating: the server names its item key
-      const group = document.querySelector(`[data-rating="${CSS.escape(m.key)}"]`);
-      if (group) {
-        group.scrollIntoView({ block: "center" });
-        (group.querySelector("input") || group).focus();
-      }
-    }
-  };
-
-  // Suggestions still open when "done" is asked for the first time: say so, and let a
-  // second Mark done (or "Mark done anyway") go through. Reviewing any resets the question.
-  let warnedAt = null;
-  const warnUnreviewed = (open) => {
-    const box = ctx.els.missing;
-    box.hidden = false;
-    box.dataset.shows = "unreviewed";
-    box.replaceChildren(
-      el("div", { class: "missing-head" },
-        el("strong", {}, `${open} suggestion${open > 1 ? "s" : ""} not reviewed yet`),
-        el("button", { type: "button", class: "ghost small", onclick: () => showMissing(null) }, "Hide")),
-      el("p", { class: "small" }, "Accept (", el("kbd", {}, "a"), ") or dismiss (", el("kbd", {}, "x"),
-        ") each one, so the pre-highlighters' precision can be measured. Mark done again to finish anyway."),
-      el("div", { class: "card-actions" },
-        el("button", { type: "button", class: "primary small", onclick: () => { showMissing(null); ctx.suggestions.step(1); } },
-          "Review the next one ", el("kbd", {}, "j")),
-        el("button", { type: "button", class: "ghost small", onclick: () => markDone() }, "Mark done anyway")));
-    box.querySelector("button.primary").focus();
+    return true;
   };
 
   /** Save what is pending, then ask the server for the new status (with the version the
    *  page holds: a stale page is refused with 409). Resolves to the answer or null. */
   const closeAs = async (status, what) => {
-    ctx.setSaveState("saving");
-    await ctx.saver.flushAll();
-    ctx.saver.emit();
-    if (ctx.saver.state === "conflict") return null;
-    if (ctx.saver.state === "error" || ctx.saver.state === "offline") {
-      ctx.notify(`Some changes are not saved yet; fix them before ${what}.`);
-      return null;
-    }
-    const result = await api.status(ctx.id, status, state.assignment.version);
+    if (!(await saveFirst(what))) return null;
+    // Time first: the server adds no time to a document once it is done.
     await ctx.timer?.flush();
+    const result = await api.status(ctx.id, status, state.assignment.version);
     ctx.setAssignment(result.assignment);
     state.next = result.next_assignment ?? null;
     showMissing(null);
@@ -87,12 +70,24 @@ export function makeStatus(ctx) {
 
   const nextLine = () => (state.next == null ? " Nothing else is left to do here." : " “Next document →” (Enter) opens your next one.");
 
-  const markDone = async () => {
+  /** Everything that blocks or warns, listed at once before "done" is asked for; with
+   *  nothing blocking, a second Mark done (or "Mark done anyway") goes through. */
+  const markDone = async ({ anyway = false } = {}) => {
     if (ctx.locked()) return;
-    const open = visibleSuggestions(state).length;
-    if (open && warnedAt !== open) { warnedAt = open; warnUnreviewed(open); return; }
+    const what = "marking the document done";
     try {
-      if (!(await closeAs("done", "marking the document done"))) return;
+      if (!anyway) {
+        if (!(await saveFirst(what))) return;
+        const { missing } = await api.missing(ctx.id);
+        const warned = warningCount(doneWarnings(ctx));
+        if (missing.length || (warned && warnedAt !== warned)) {
+          warnedAt = missing.length ? null : warned;
+          showMissing(missing);
+          return;
+        }
+      }
+      const open = visibleSuggestions(state).length;
+      if (!(await closeAs("done", what))) return;
       ctx.notify(`Marked done${open ? ` with ${open} suggestion${open > 1 ? "s" : ""} not reviewed` : ""}. ` +
         "Thank you! Reopen it if you need to change something." + nextLine());
     } catch (err) {
@@ -159,20 +154,13 @@ export function makeStatus(ctx) {
     return true;
   };
 
-  /** Keep the "not reviewed yet" count true while suggestions are handled (issue 35): a
-   *  stale count stayed on screen after the last one was reviewed. */
+  /** Keep the list true while the annotator works through it (issue 35: a stale count
+   *  stayed on screen after the last suggestion was reviewed): fixed entries leave, the
+   *  warnings are counted again; redrawn without taking the focus (the annotator is typing
+   *  the missing answer). */
   const refresh = () => {
-    if (ctx.els.missing.dataset.shows === "missing") {
-      const still = shownMissing.filter(stillMissing);
-      // Redrawn without taking the focus: the annotator is typing the missing answer.
-      if (still.length !== shownMissing.length) showMissing(still, { focus: false });
-      return;
-    }
-    if (ctx.els.missing.dataset.shows !== "unreviewed") return;
-    const open = visibleSuggestions(state).length;
-    if (!open) { showMissing(null); return; }
-    ctx.els.missing.querySelector(".missing-head strong").textContent =
-      `${open} suggestion${open > 1 ? "s" : ""} not reviewed yet`;
+    if (ctx.els.missing.dataset.shows !== "missing") return;
+    showMissing(shownMissing.filter(stillMissing), { focus: false });
   };
 
   return { markDone, skip, reopen, showMissing, conflictBanner, refresh };
