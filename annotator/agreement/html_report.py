@@ -74,11 +74,15 @@ def _bar(labels, series: dict[str, list[float]], title: str, ylabel: str) -> str
 
 
 def _prehighlighters(report) -> str:
-    """Accepted / dismissed suggestions per kind: the precision annotators saw."""
-    rows = [f"<tr><td>{_e(kind)}</td><td>{e['suggestions']}</td><td>{e['accepted']}</td>"
-            f"<td>{e['dismissed']}</td><td>{_num(e['precision'])}</td></tr>"
+    """Accepted / dismissed suggestions per kind: the precision annotators saw. Every
+    annotator holding a document reviews its suggestions, so accepted + dismissed + open
+    add up to the reviews, not to the suggestions (issue 43)."""
+    rows = [f"<tr data-kind='{_e(kind)}'><td>{_e(kind)}</td><td>{e['suggestions']}</td>"
+            f"<td>{e['reviews']}</td><td>{e['accepted']}</td><td>{e['dismissed']}</td>"
+            f"<td>{e['open']}</td><td>{_num(e['precision'])}</td></tr>"
             for kind, e in report["prehighlighters"].items()]
-    return _table(["kind", "suggestions", "accepted", "dismissed", "precision"], rows)
+    return _table(["kind", "suggestions", "reviews (suggestion × annotator holding it)",
+                   "accepted", "dismissed", "not acted on", "precision"], rows)
 
 
 def _as_annotator(section: dict) -> str:
