@@ -60,6 +60,13 @@ export function showMessage(box, message) {
   box.hidden = !message;
 }
 
+/** Enable a button, or disable it and say why on hover (issue 43: grey buttons gave no
+ *  reason). ``why`` is the reason it is off, or "" when it is on. */
+export function offWhy(button, why) {
+  button.disabled = Boolean(why);
+  if (why) button.title = why; else button.removeAttribute("title");
+}
+
 /** True when `target` (an event's target) is a place where the user types, so single-key
  * shortcuts must leave the key to it. Radio buttons, checkboxes and buttons are not: the
  * shortcuts keep working while one of them has the focus. */
