@@ -175,6 +175,9 @@ def test_the_suggestion_figures_match_the_database_also_after_done_and_skip(
     browser_login(page, live_server, "ana")
     open_page(page, live_server, ana)
     card = page.locator("#suggestion-card p.hint")
+    undo = page.locator("#btn-undo")
+    assert undo.is_disabled() and undo.get_attribute("title") == \
+        "Undo (Ctrl+Z): nothing to undo yet"
     open_, two = _open_suggestions(database, ana)
     assert (open_, two) == (4, 2)
     assert card.get_attribute("data-open") == str(open_)
@@ -202,6 +205,8 @@ def test_the_suggestion_figures_match_the_database_also_after_done_and_skip(
     assert card.inner_text() == ("Marked done with 3 suggestions not acted on; reopen the "
                                  "document to review them.")
     assert "to review." not in page.locator("#suggestion-card").inner_text()
+    assert undo.is_disabled() and undo.get_attribute("title") == \
+        "Undo (Ctrl+Z): the document is done; reopen it to change it"
 
     # ben skips his copy of the same document without acting on any.
     browser_login(page, live_server, "ben")

@@ -61,10 +61,12 @@ export function showMessage(box, message) {
 }
 
 /** Enable a button, or disable it and say why on hover (issue 43: grey buttons gave no
- *  reason). ``why`` is the reason it is off, or "" when it is on. */
-export function offWhy(button, why) {
+ *  reason). ``why`` is the reason it is off, or "" when it is on; ``usual`` is its title
+ *  when on (a shortcut, say), kept before the reason when off. */
+export function offWhy(button, why, usual = "") {
   button.disabled = Boolean(why);
-  if (why) button.title = why; else button.removeAttribute("title");
+  const title = why && usual ? `${usual}: ${why}` : why || usual;
+  if (title) button.title = title; else button.removeAttribute("title");
 }
 
 /** True when `target` (an event's target) is a place where the user types, so single-key
