@@ -55,6 +55,7 @@ def test_the_project_page_says_the_resamples_its_intervals_used(client, study, d
     assert int(shown.replace(",", "")) == stored["bootstrap"] == 1000
     report = client.get(f"{url}/agreement").get_data(as_text=True)
     assert f"document bootstrap, {stored['bootstrap']} resamples" in report
+    assert '<span id="agreement-bootstrap">1,000 resamples, seed 0</span>' in report
 
     with database.session() as session:
         save_agreement_settings(session.get(Project, study["project_id"]), bootstrap=300,
