@@ -20,6 +20,7 @@ from annotator.align.text import split_sentences
 from annotator.models import (
     Assignment,
     Document,
+    Job,
     Project,
     Release,
     Suggestion,
@@ -30,7 +31,7 @@ from annotator.releases.browse import next_free_version
 from annotator.web.documents import sentence_texts
 from annotator.web.formatting import local_time
 from tests.adjudication_fixtures import release
-from tests.conftest import login
+from tests.conftest import login, run_queued_jobs
 from tests.test_live_agreement import complete_with_deletion
 
 
@@ -234,3 +235,29 @@ def test_pre_highlight_progress_is_stored_document_by_document(database, study):
         prehighlight_project(session, session.get(Project, study["project_id"]),
                              progress=progress)
     assert seen == [(1, 3, 1), (2, 3, 2), (3, 3, 3)]
+
+
+def test_lead_pages_send_stored_times_as_time_elements(client, study, database):
+    """The set-up page's last run, the jobs panel and the settings page's last refit: each
+    a <time> whose datetime is the stored UTC moment (static/js/local_time.js shows it in
+    the reader's time zone), never a bare server-side time."""
+    assert run_queued_jobs(database) >= 1  # the import's pre-highlight job, as a worker would
+    with database.session() as session:
+        project = session.get(Project, study["project_id"])
+        project.settings = {**(project.settings or {}), "prehighlight": {
+            "last_fit": {"completed": 2, "at": "2026-11-27T21:04:05+00:00"}}}
+        session.commit()
+        job = session.scalar(select(Job).where(Job.kind == "prehighlight"))
+        created, finished = job.created_at, job.finished_at
+    assert finished is not None
+    login(client, "lee")
+    settings = client.get(f"/projects/{study['project_id']}/settings").get_data(as_text=True)
+    assert '<dd id="last-fit"><time datetime="2026-11-27T21:04:05Z">' in settings
+    setup = client.get(f"/projects/{study['project_id']}/setup").get_data(as_text=True)
+    message = re.search(r'id="prehighlight-message"[^>]*>(.*?)</p>', setup, re.S).group(1)
+    assert message.startswith("Done: the last run pre-highlighted 3 documents")
+    assert f"finished {local_time(finished)}." in message
+    overview = client.get(f"/projects/{study['project_id']}").get_data(as_text=True)
+    row = re.search(rf'<tr data-job="{job.id}".*?</tr>', overview, re.S).group(0)
+    assert str(local_time(created)) in row and str(local_time(finished)) in row
+    assert not re.search(r"<td>\d{4}-\d\d-\d\d \d", row)  # no bare server-side time
