@@ -75,6 +75,7 @@ def _look(page) -> dict:
             background: c.backgroundColor, color: c.color}; };
         return {sugg: style(sugg), edit: style(edit), plain: style(plain),
                 selection: style(plain, '::selection'),
+                legend: style(document.querySelector('#kind-toggles label.sg-oversimplification .dot')),
                 suggLine: css.getPropertyValue('--sugg-line').trim(),
                 selectionBg: css.getPropertyValue('--selection-bg').trim()};
     }""")
@@ -110,6 +111,9 @@ def test_a_saved_edit_a_suggestion_and_the_selection_differ_in_colour_and_line(
     assert selection["outlineStyle"] == "none" and selection["decoration"] == "none"
     # Colour: the suggestion's lines are the state ink, the edit's bar its type's colour.
     assert parse(sugg["outlineColor"]) == parse(sugg["decorationColor"]) == ink
+    # The kind toggle's sample ("ab") draws the same underline as the text.
+    legend = look["legend"]
+    assert (legend["decorationStyle"], parse(legend["decorationColor"])) == ("dashed", ink)
     assert "rgb(240, 173, 78)" in edit["image"]  # the schema's #f0ad4e
     assert parse(selection["background"]) == parse(look["selectionBg"])
     # Colour-blind safe: the suggestion ink against every edit colour (this project's and
