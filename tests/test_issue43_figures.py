@@ -8,15 +8,18 @@ pre-highlight progress that moves document by document."""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime, timezone
 
+from click.testing import CliRunner
 from sqlalchemy import func, select
 
 from annotator.agreement.names import describe
 from annotator.agreement.store import bootstrap_settings, save_agreement_settings
 from annotator.align.store import prehighlight_project
 from annotator.align.text import split_sentences
+from annotator.cli import main
 from annotator.models import (
     Assignment,
     Document,
@@ -79,10 +82,11 @@ def test_sentence_alpha_says_which_side_it_measures():
     assert "per simplification sentence" in describe("spans.target.sentence_alpha.masi")["about"]
 
 
-def test_the_pre_highlighter_table_adds_up(client, study, database, users):
-    """Three annotators on one document, one suggestion: two accept it, nobody dismisses it
-    yet, a second suggestion is dismissed by one. The table said 3 suggestions beside
-    2 accepted + 2 dismissed; now accepted + dismissed + not acted on = reviews."""
+def test_the_pre_highlighter_table_adds_up(client, study, database, users, env):
+    """Three annotators on one document with three suggestions: two accept the first, two
+    dismiss the second, nobody acts on the third. The table said 3 suggestions beside
+    2 accepted + 2 dismissed; now the page, the JSON report and the command's summary all
+    say accepted + dismissed + not acted on = reviews (suggestions x annotators)."""
     with database.session() as session:
         cam = User(username="cam", password_hash=session.get(User, users["ana"]).password_hash,
                    role="annotator")
@@ -114,6 +118,17 @@ def test_the_pre_highlighter_table_adds_up(client, study, database, users):
     assert int(accepted) == actions["accepted"] and int(dismissed) == actions["dismissed"]
     assert int(accepted) + int(dismissed) + int(open_) == int(reviews)
     assert float(precision) == 0.5
+    result = CliRunner().invoke(main, ["agreement", "trial", "--no-embeddings",
+                                       "--bootstrap", "20"])
+    assert result.exit_code == 0, result.output
+    assert (f"pre-highlighter deletion: precision 0.500 ({accepted} accepted, {dismissed} "
+            f"dismissed, {open_} not acted on: {reviews} reviews of {suggestions} "
+            "suggestions)") in result.output
+    result = CliRunner().invoke(main, ["agreement", "trial", "--no-embeddings", "--json",
+                                       "--bootstrap", "20"])
+    entry = json.loads(result.output)["prehighlighters"]["deletion"]
+    assert entry == {"suggestions": 3, "reviews": 9, "accepted": 2, "dismissed": 2, "open": 5,
+                     "precision": 0.5}
 
 
 def test_the_data_manager_says_skipped_when_everyone_skipped(client, study, database):
