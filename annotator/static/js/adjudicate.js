@@ -4,7 +4,7 @@
 // between units, c switches to the compare-all table and back.
 
 import { request } from "./api.js";
-import { el, offWhy, showMessage, typing } from "./dom.js";
+import { el, disableBecause, showMessage, typing } from "./dom.js";
 import { decisionSummary, editDetails, editNumbers, goldEdit, typeSpec } from "./adjudicate_edits.js";
 import { closeMerge, offerSelection, openMerge } from "./adjudicate_merge.js";
 import { renderCompare } from "./adjudicate_compare.js";
@@ -144,9 +144,9 @@ function render(next) {
     : s.status === "complete" ? `Adjudicated (round ${s.round}).` : `Open · round ${s.round} · ${state.open.total} decision(s) open: ${state.open.summary}`;
   const notReady = !s.ready ? "Not every annotator has finished this document yet." : "";
   const adjudicated = s.status === "complete" ? "This document is adjudicated: reopen it to decide again." : "";
-  offWhy(document.getElementById("adj-complete"), notReady || adjudicated
+  disableBecause(document.getElementById("adj-complete"), notReady || adjudicated
     || (state.open.total > 0 ? `${state.open.total} decision(s) are still open: ${state.open.summary}` : ""));
-  offWhy(document.getElementById("adj-auto"), notReady || adjudicated);
+  disableBecause(document.getElementById("adj-auto"), notReady || adjudicated);
   showReopen();
   const nextLink = document.getElementById("adj-next");
   nextLink.hidden = s.status !== "complete" || state.next_in_queue == null;
@@ -170,7 +170,7 @@ function showReopen() {
   if (!state) return;
   const s = state.state;
   const reset = document.getElementById("adj-reset").checked;
-  offWhy(document.getElementById("adj-reopen"),
+  disableBecause(document.getElementById("adj-reopen"),
     !s.ready ? "Not every annotator has finished this document yet: there is nothing to reopen."
       : s.status !== "complete" && !reset ? "Not adjudicated yet: nothing to reopen. Tick “start over” to retract every decision and regroup the units."
         : "");

@@ -63,7 +63,7 @@ export function showMessage(box, message) {
 /** Enable a button, or disable it and say why on hover (issue 43: grey buttons gave no
  *  reason). ``why`` is the reason it is off, or "" when it is on; ``usual`` is its title
  *  when on (a shortcut, say), kept before the reason when off. */
-export function offWhy(button, why, usual = "") {
+export function disableBecause(button, why, usual = "") {
   button.disabled = Boolean(why);
   const title = why && usual ? `${usual}: ${why}` : why || usual;
   if (title) button.title = title; else button.removeAttribute("title");

@@ -2,7 +2,7 @@
 // it, and the page follows its progress (documents done of total, read from the server's stored marks) until it ends.
 
 import { request } from "./api.js";
-import { offWhy } from "./dom.js";
+import { disableBecause } from "./dom.js";
 import { timeElement } from "./local_time.js";
 
 const section = document.getElementById("prehighlight");
@@ -38,7 +38,7 @@ function show(status) {
   message.replaceChildren(...parts);
   message.classList.toggle("error", Boolean(!status.running && last && last.error));
   section.dataset.state = status.running ? "running" : (last && last.error ? "failed" : "idle");
-  offWhy(button, startRefusal(status));
+  disableBecause(button, startRefusal(status));
 }
 
 async function follow() {
