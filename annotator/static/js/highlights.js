@@ -13,10 +13,12 @@ export const KIND_LABELS = {
   semantic_outlier: "Semantic outlier", insertion: "Insertion", trailing_noise: "Short trailing text",
 };
 
+// The height of an edit's bar (its patterns below are drawn within it); lanes stack 1px apart.
+const EDIT_BAR_PX = 4;
+
 /** The bar drawn under an edit of the schema's n-th type: a pattern as well as a colour.
  *  Every pattern is made of solid lines (one thick, two thin, thick over thin, one thin):
  *  dashes belong to pending suggestions, so a saved edit never looks like one (issue 43). */
-export const EDIT_BAR_PX = 4;
 export function editPattern(color, n) {
   switch (n % 4) {
     case 1: return `linear-gradient(${color} 0 1.3px, transparent 1.3px 2.7px, ${color} 2.7px 4px)`;
