@@ -427,9 +427,9 @@ def test_kinds_and_types_differ_without_colour_and_have_names(page, live_server,
         )
         for t, phrase in (("deletion", "124"), ("oversimplification", "Pain was"))
     }
-    assert bars["deletion"].startswith("linear-gradient") and bars["oversimplification"].startswith(
-        "repeating-linear-gradient"
-    )
+    # Two patterns, both of solid lines: dashes belong to pending suggestions (issue 43).
+    assert bars["deletion"] != bars["oversimplification"]
+    assert all(b.startswith("linear-gradient") for b in bars.values()), bars
     marks = page.get_by_role(
         "group", name="Deletion suggestion: double-blind, placebo-controlled", exact=True
     )

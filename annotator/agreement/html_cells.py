@@ -52,3 +52,16 @@ def _named(title, key: str = "", about: str = "") -> str:
 def _coefficient(name: str) -> str:
     title, about = COEFFICIENTS.get(name, (name, ""))
     return _named(title, name, about)
+
+
+def _prehighlighters(report) -> str:
+    """Accepted / dismissed suggestions per kind: the precision annotators saw. Every
+    annotator holding a document reviews its suggestions, so accepted + dismissed + not
+    acted on add up to the reviews, not to the suggestions (issue 43)."""
+    keys = ("suggestions", "reviews", "accepted", "dismissed", "open")
+    rows = [f"<tr data-kind='{_e(kind)}'><td>{_e(kind)}</td>"
+            + "".join(f"<td>{e[k]}</td>" for k in keys)
+            + f"<td>{_num(e['precision'])}</td></tr>"
+            for kind, e in report["prehighlighters"].items()]
+    return _table(["kind", "suggestions", "reviews (suggestion × annotator holding it)",
+                   "accepted", "dismissed", "not acted on", "precision"], rows)

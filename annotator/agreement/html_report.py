@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 
 from annotator.core.vocabulary import SIDES
 
-from .html_cells import _coefficient, _e, _metric_cells, _named, _num, _table
+from .html_cells import _coefficient, _e, _metric_cells, _named, _num, _prehighlighters, _table
 from .html_tokens import token_section
 
 # Every rule sits under .agreement-report, so the same style serves the standalone file
@@ -71,14 +71,6 @@ def _bar(labels, series: dict[str, list[float]], title: str, ylabel: str) -> str
         ax.legend(fontsize=8)
     ax.spines[["top", "right"]].set_visible(False)
     return _png(fig)
-
-
-def _prehighlighters(report) -> str:
-    """Accepted / dismissed suggestions per kind: the precision annotators saw."""
-    rows = [f"<tr><td>{_e(kind)}</td><td>{e['suggestions']}</td><td>{e['accepted']}</td>"
-            f"<td>{e['dismissed']}</td><td>{_num(e['precision'])}</td></tr>"
-            for kind, e in report["prehighlighters"].items()]
-    return _table(["kind", "suggestions", "accepted", "dismissed", "precision"], rows)
 
 
 def _as_annotator(section: dict) -> str:

@@ -25,11 +25,18 @@ COEFFICIENTS = {
     "kappa": ("Cohen's kappa", "two annotators, chance from each one's own use of values"),
 }
 
+# What each side's sentence alpha asks, per side: InfoLossQA's evidence spans are on the
+# original; on the simplification the same question is asked of the spans marked there.
 SENTENCE_ALPHA = {
     "binary": ("Sentence-level alpha (binary)",
-               "per original sentence: does an annotator's evidence span touch it? (InfoLossQA)"),
+               {"source": "per original sentence: does an annotator's evidence span touch "
+                          "it? (InfoLossQA)",
+                "target": "per simplification sentence: does an annotator's span on the "
+                          "simplification touch it?"}),
     "masi": ("Sentence-level alpha (label sets, MASI)",
-             "per sentence: the set of edit types whose spans touch it"),
+             {"source": "per original sentence: the set of edit types whose spans touch it",
+              "target": "per simplification sentence: the set of edit types whose spans "
+                        "touch it"}),
 }
 
 SIDE_NAMES = {"source": "original", "target": "simplification"}
@@ -60,8 +67,9 @@ def describe(path: str, schema=None) -> dict:
         subject = f"{types.get(edit_type, edit_type)}, {fields.get((edit_type, field), field)}"
         return {"title": f"{subject}: {name}", "about": about}
     if parts[0] == "spans" and "sentence_alpha" in parts:
-        title, about = SENTENCE_ALPHA.get(coefficient, (coefficient, ""))
-        return {"title": f"{title}, {SIDE_NAMES.get(parts[1], parts[1])}", "about": about}
+        title, about = SENTENCE_ALPHA.get(coefficient, (coefficient, {}))
+        return {"title": f"{title}, {SIDE_NAMES.get(parts[1], parts[1])}",
+                "about": about.get(parts[1], "")}
     if parts[0] == "spans" and len(parts) >= 4:  # spans.SIDE.KIND_f1.macro
         kind = parts[2].replace("_f1", "")
         what = ("same start and end" if kind == "exact"

@@ -115,45 +115,62 @@ def change_marker(session: Session, project: Project) -> tuple:
 
 
 def prehighlighter_precision(session: Session, project: Project) -> dict:
-    """Per suggestion kind: how often annotators accepted or dismissed it, and the
-    precision that implies (accepted / acted on). Suggestions nobody acted on are counted
-    as ``open`` and left out of the precision."""
-    shown = dict(session.execute(
-        select(Suggestion.kind, func.count(Suggestion.id)).join(DocumentRow)
-        .where(DocumentRow.project_id == project.id).group_by(Suggestion.kind)).all())
+    """Per suggestion kind (its primary kind): how many suggestions there are, how many
+    annotator reviews they call for (each suggestion is shown to every annotator holding
+    its document), how many of those reviews accepted or dismissed it, how many are still
+    open, and the precision that implies (accepted / acted on). A suggestion reviewed by
+    three annotators counts once under ``suggestions`` and three times under ``reviews``,
+    so ``accepted + dismissed + open == reviews`` (issue 43: the page showed 3 suggestions
+    beside 2 accepted + 2 dismissed)."""
+    holders = (select(func.count(Assignment.id))
+               .where(Assignment.document_id == Suggestion.document_id)
+               .correlate(Suggestion).scalar_subquery())
+    shown = session.execute(
+        select(Suggestion.kind, func.count(Suggestion.id), func.coalesce(func.sum(holders), 0))
+        .join(DocumentRow).where(DocumentRow.project_id == project.id)
+        .group_by(Suggestion.kind)).all()
     acted = session.execute(
         select(Suggestion.kind, SuggestionAction.action, func.count(SuggestionAction.id))
         .join(Suggestion, Suggestion.id == SuggestionAction.suggestion_id)
         .join(DocumentRow, DocumentRow.id == Suggestion.document_id)
         .where(DocumentRow.project_id == project.id)
         .group_by(Suggestion.kind, SuggestionAction.action)).all()
-    result = {kind: {"suggestions": count, "accepted": 0, "dismissed": 0}
-              for kind, count in sorted(shown.items())}
+    result = {kind: {"suggestions": count, "reviews": int(reviews), "accepted": 0,
+                     "dismissed": 0}
+              for kind, count, reviews in sorted(shown)}
     for kind, action, count in acted:
-        result.setdefault(kind, {"suggestions": 0, "accepted": 0, "dismissed": 0})[action] = count
+        result.setdefault(kind, {"suggestions": 0, "reviews": 0, "accepted": 0,
+                                 "dismissed": 0})[action] = count
     for entry in result.values():
         decided = entry["accepted"] + entry["dismissed"]
+        # An action of an annotator who no longer holds the document still counts as a
+        # review: open never goes below zero and the columns still add up.
+        entry["reviews"] = max(entry["reviews"], decided)
+        entry["open"] = entry["reviews"] - decided
         entry["precision"] = round(entry["accepted"] / decided, 4) if decided else None
     return result
 
 
 # The agreement summary on the lead's project page, cached per project: recomputed only
-# when the project's annotations change (change_marker); a short bootstrap and no embeddings
-# keep it fast enough for a page request. The full report is the `agreement` command's job.
-LIVE_BOOTSTRAP = 200
+# when the project's annotations (change_marker) or its settings change. It runs
+# the report's own computation with the project's bootstrap (resamples and seed), so the
+# intervals and the resample count it shows are those of the full report (issue 43).
 _cache: dict[int, tuple[tuple, dict]] = {}
 _lock = threading.Lock()
 
 
 def live_summary(session: Session, project: Project) -> dict:
-    marker = change_marker(session, project)
+    settings = bootstrap_settings(project)
+    marker = (change_marker(session, project), project.version, settings["bootstrap"],
+              settings["seed"])
     with _lock:
         cached = _cache.get(project.id)
     if cached is not None and cached[0] == marker:
         return cached[1]
-    report = build_report(load_agreement_input(session, project), bootstrap=LIVE_BOOTSTRAP)
+    report = build_report(load_agreement_input(session, project),
+                          bootstrap=settings["bootstrap"], seed=settings["seed"])
     summary = {"counts": report["counts"], "rows": report["interpretation"],
-               "warnings": report["warnings"],
+               "warnings": report["warnings"], "settings": report["settings"],
                "spans": {side: {kind: entry[kind]["macro"] for kind in ("exact", "partial")
                                 if kind in entry}
                          for side, entry in report["spans"].items()}}

@@ -139,7 +139,9 @@ def summary_text(report: dict) -> str:
     for kind, entry in report.get("prehighlighters", {}).items():
         if entry["precision"] is not None:
             lines.append(f"  pre-highlighter {kind}: precision {entry['precision']:.3f} "
-                         f"({entry['accepted']} accepted, {entry['dismissed']} dismissed)")
+                         f"({entry['accepted']} accepted, {entry['dismissed']} dismissed, "
+                         f"{entry['open']} not acted on: {entry['reviews']} reviews of "
+                         f"{entry['suggestions']} suggestions)")
     as_annotator = report.get("prehighlights_as_annotator", {})
     overall = as_annotator.get("overall", {}).get("all")
     if overall and overall["annotators"]["f1"] is not None:

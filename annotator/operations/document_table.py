@@ -4,7 +4,10 @@ Studio's data manager.
 
 A document's status follows the data flow: 'unassigned' (nobody holds it), 'not started',
 'in progress', 'ready' (every original annotator marked it done: waiting for adjudication)
-and 'adjudicated'. Agreement and open decisions come from the stored adjudication queue
+and 'adjudicated'; 'skipped' when every original annotator skipped it, 'partly skipped'
+when every one finished it but some skipped it (adjudication waits for every original
+annotator to mark it done, :func:`annotator.adjudication.store.is_ready`: a lead reopens or
+reassigns it). Agreement and open decisions come from the stored adjudication queue
 (each entry is :func:`annotator.adjudication.overview.document_entry`), so both pages agree.
 """
 
@@ -26,7 +29,8 @@ from annotator.models import (
     User,
 )
 
-STATUSES = ("unassigned", "not started", "in progress", "ready", "adjudicated")
+STATUSES = ("unassigned", "not started", "in progress", "skipped", "partly skipped", "ready",
+            "adjudicated")
 SORTS = ("position", "document", "status", "annotators", "agreement", "open", "time")
 
 
@@ -54,6 +58,10 @@ def _status(holders: list[dict], adjudication: str | None) -> str:
         return "ready"
     if all(h["status"] == "assigned" for h in originals):
         return "not started"
+    if all(h["status"] == "skipped" for h in originals):
+        return "skipped"
+    if all(h["status"] in ("done", "skipped") for h in originals):
+        return "partly skipped"
     return "in progress"
 
 

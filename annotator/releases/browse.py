@@ -31,6 +31,27 @@ def valid_version(version: str) -> bool:
     return bool(VERSION_PATTERN.match(version or "")) and ".." not in version
 
 
+FIRST_VERSION = "v1.0"
+
+
+def next_free_version(newest_first: list[str], taken: set[str]) -> str:
+    """The version the releases page suggests: the newest version with its last number
+    raised by one (``v1.0`` -> ``v1.1``, ``v2`` -> ``v3``, ``2026-05`` -> ``2026-06``;
+    ``.1`` appended when it has none), raised again while taken (stored or being built);
+    ``v1.0`` for a project without one (issue 43: the page kept suggesting ``v1.0``)."""
+    base = newest_first[0] if newest_first else FIRST_VERSION
+    match = re.search(r"(\d+)(?!.*\d)", base)
+    if match is None:
+        base, match = f"{base}.0", re.search(r"(\d+)$", f"{base}.0")
+    head, digits, tail = base[:match.start()], match.group(1), base[match.end():]
+    number = int(digits) if newest_first else int(digits) - 1
+    while True:
+        number += 1
+        candidate = f"{head}{str(number).zfill(len(digits))}{tail}"
+        if candidate not in taken and valid_version(candidate):
+            return candidate
+
+
 def project_folder(exports_path: Path, project_slug: str) -> Path:
     """``exports/<slug>``: keyed by the project's unique slug (``Project.slug``)."""
     return child_path(Path(exports_path), project_slug)

@@ -9,7 +9,7 @@ from flask import Blueprint, render_template
 from sqlalchemy import func, select
 
 from annotator.agreement.names import summary_rows
-from annotator.agreement.store import live_summary
+from annotator.agreement.store import bootstrap_settings, live_summary
 from annotator.annotate.modes import project_mode
 from annotator.models import Assignment, Document, Project, ProjectMember, User
 from annotator.operations.agreement_report import report_page
@@ -76,7 +76,8 @@ def agreement(project_id: int):
     """The readable agreement report (``annotator agreement PROJECT --html``), with plots."""
     project = project_for_lead(project_id)
     return render_template("project_agreement.html", project=project,
-                           report=report_page(db(), project))
+                           report=report_page(db(), project),
+                           bootstrap=bootstrap_settings(project))
 
 
 def annotator_progress(project: Project) -> list[dict]:

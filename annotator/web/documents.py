@@ -7,6 +7,7 @@ from markupsafe import escape
 from sqlalchemy import func, select
 from sqlalchemy.orm import contains_eager
 
+from annotator.align.headings import heading_ranges, trim_span
 from annotator.annotate.next_up import TO_DO, next_to_do
 from annotator.core.vocabulary import ASSIGNMENT_STATUSES
 from annotator.models import Assignment, Document, Project, TieBreakRequest
@@ -130,10 +131,15 @@ def guideline(assignment_id: int):
 
 def sentence_texts(text: str, offsets: list) -> list[dict]:
     """Sentences with their numbers and offsets; text between sentences is kept so the
-    rendered text is exactly the stored one."""
-    result, position = [], 0
-    for number, (start, end) in enumerate(offsets, start=1):
-        result.append({"number": number, "start": start, "end": end,
+    rendered text is exactly the stored one. A sentence that is only a section heading
+    ("BACKGROUND:" on a line of its own) gets no number, as on the page's script
+    (``static/js/render.js``): both texts' headings are treated alike (issue 43)."""
+    headings = heading_ranges(text)
+    result, position, number = [], 0, 0
+    for start, end in offsets:
+        heading_only = not trim_span((start, end), headings, text)
+        number = number if heading_only else number + 1
+        result.append({"number": None if heading_only else number, "start": start, "end": end,
                        "before": text[position:start], "text": text[start:end]})
         position = end
     if position < len(text) or not offsets:

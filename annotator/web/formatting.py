@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+from datetime import datetime, timezone
+
+from markupsafe import Markup, escape
 
 
 def duration(seconds) -> str:
@@ -25,5 +28,23 @@ def duration(seconds) -> str:
     return f"{secs} s"
 
 
+def local_time(moment) -> Markup:
+    """A stored time (datetime or ISO text, UTC; SQLite keeps no offset) as
+    ``<time datetime="ISO UTC">ISO UTC</time>``: ``static/js/local_time.js`` shows it in the
+    reader's time zone and locale, the ISO stays in the attribute (issue 43)."""
+    if not moment:
+        return Markup("")
+    if isinstance(moment, str):
+        try:
+            moment = datetime.fromisoformat(moment.replace("Z", "+00:00"))
+        except ValueError:
+            return Markup("<time>{}</time>").format(moment)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    iso = moment.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return Markup('<time datetime="{0}">{0}</time>').format(escape(iso))
+
+
 def register(app) -> None:
     app.jinja_env.filters["duration"] = duration
+    app.jinja_env.filters["local_time"] = local_time

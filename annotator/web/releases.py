@@ -26,6 +26,7 @@ from flask import (
 )
 
 from annotator.releases import ReleaseError, list_releases, release_file, verify_release
+from annotator.releases.browse import next_free_version
 from annotator.releases.building import queue_release, releases_in_progress
 from annotator.releases.export import zip_chunks, zip_name
 from annotator.releases.store import find_release, project_releases
@@ -58,9 +59,13 @@ def releases(project_id: int):
     found = list_releases(db(), project)
     for manifest in found:
         manifest["verification"] = verify_release(db(), project, manifest["version"])
+    in_progress = releases_in_progress(db(), project)
+    newest_first = ([r.version for r in in_progress]
+                    + [r.version for r in project_releases(db(), project)])
     return render_template("releases.html", project=project, releases=found,
-                           in_progress=releases_in_progress(db(), project),
-                           worker_alive=worker_alive())
+                           in_progress=in_progress, worker_alive=worker_alive(),
+                           suggested_version=next_free_version(newest_first,
+                                                               set(newest_first)))
 
 
 @bp.get("/projects/<int:project_id>/releases/status")

@@ -73,7 +73,8 @@ def prehighlight_project(
     chunk: int = CHUNK,
 ) -> PrehighlightSummary:
     """Suggestions for the project's documents not yet pre-highlighted (all with ``force``),
-    committed ``chunk`` documents at a time (each commit is progress others can read)."""
+    aligned ``chunk`` documents at a time and committed one document at a time (each
+    commit is progress others can read; ``progress`` is called after it)."""
     schema = project_schema(project)
     detectors = set(schema.prehighlighters) or None
     settings = align_settings(project)
@@ -98,9 +99,12 @@ def prehighlight_project(
                 doc.suggestions.append(suggestion_row(s))
             doc.prehighlighted_at = datetime.now(timezone.utc)
             stored += len(suggestions)
+            # One commit per document: the set-up page counts the stored marks, so its
+            # progress moves document by document instead of stalling for a whole chunk
+            # and then jumping (issue 43); the alignment of a document takes far longer.
+            session.commit()
             if progress is not None:
                 progress(stored_documents := stored_documents + 1, len(pending))
-        session.commit()
     audit.record(session, "prehighlight.run", user_id=user_id, project_id=project.id,
                  object_type="project", object_id=project.id, documents=len(pending),
                  suggestions=stored, force=force)

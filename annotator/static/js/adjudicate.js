@@ -4,7 +4,7 @@
 // between units, c switches to the compare-all table and back.
 
 import { request } from "./api.js";
-import { el, showMessage, typing } from "./dom.js";
+import { el, disableBecause, showMessage, typing } from "./dom.js";
 import { decisionSummary, editDetails, editNumbers, goldEdit, typeSpec } from "./adjudicate_edits.js";
 import { closeMerge, offerSelection, openMerge } from "./adjudicate_merge.js";
 import { renderCompare } from "./adjudicate_compare.js";
@@ -127,7 +127,7 @@ function unitCard(unit, numbers) {
     card.append(el("div", { class: "unit-actions" },
       el("input", { class: "note", placeholder: "note (optional)", size: 30, "aria-label": `note on unit ${unit.number}` }),
       topLevel(unit).length > 1 ? el("button", { type: "button", class: "keep-both", onclick: () => decide({ action: "keep_both", edit_ids: unit.edit_ids, note: noteOf(unit) }) }, "Keep both") : null,
-      el("button", { type: "button", class: "reject", onclick: () => decide({ action: "reject", edit_ids: unit.edit_ids, note: noteOf(unit) }) }, "Reject")));
+      el("button", { type: "button", class: "reject danger", onclick: () => decide({ action: "reject", edit_ids: unit.edit_ids, note: noteOf(unit) }) }, "Reject")));
   }
   return card;
 }
@@ -145,9 +145,12 @@ function render(next) {
   const s = state.state;
   document.getElementById("adj-status").textContent = !s.ready ? "Not every annotator has finished this document."
     : s.status === "complete" ? `Adjudicated (round ${s.round}).` : `Open · round ${s.round} · ${state.open.total} decision(s) open: ${state.open.summary}`;
-  document.getElementById("adj-complete").disabled = !open() || state.open.total > 0;
-  document.getElementById("adj-auto").disabled = !open();
-  document.getElementById("adj-reopen").disabled = !s.ready;
+  const notReady = !s.ready ? "Not every annotator has finished this document yet." : "";
+  const adjudicated = s.status === "complete" ? "This document is adjudicated: reopen it to decide again." : "";
+  disableBecause(document.getElementById("adj-complete"), notReady || adjudicated
+    || (state.open.total > 0 ? `${state.open.total} decision(s) are still open: ${state.open.summary}` : ""));
+  disableBecause(document.getElementById("adj-auto"), notReady || adjudicated);
+  showReopen();
   const nextLink = document.getElementById("adj-next");
   nextLink.hidden = s.status !== "complete" || state.next_in_queue == null;
   if (state.next_in_queue != null) nextLink.href = root.dataset.documentUrl.replace(/\/0$/, `/${state.next_in_queue}`);
@@ -162,6 +165,18 @@ function render(next) {
   renderRatings(document.getElementById("adj-ratings"), state, { decide, open: open() });
   renderHistory(document.getElementById("adj-history"), state);
   if (focused) document.querySelector(`${compare ? ".compare-row" : ".unit"}[data-unit="${focused}"]`)?.focus({ preventScroll: true });
+}
+
+/** Reopen opens an adjudicated document again; on one still open it only starts over
+ *  (with "start over" ticked), so it is off, saying why, until then (issue 43). */
+function showReopen() {
+  if (!state) return;
+  const s = state.state;
+  const reset = document.getElementById("adj-reset").checked;
+  disableBecause(document.getElementById("adj-reopen"),
+    !s.ready ? "Not every annotator has finished this document yet: there is nothing to reopen."
+      : s.status !== "complete" && !reset ? "Not adjudicated yet: nothing to reopen. Tick “start over” to retract every decision and regroup the units."
+        : "");
 }
 
 function setCompare(on) {
@@ -212,6 +227,7 @@ for (const side of ["source", "target"]) {
 document.getElementById("adj-compare-toggle").addEventListener("click", () => setCompare(!compare));
 document.getElementById("adj-auto").addEventListener("click", () => decide({ action: "auto" }));
 document.getElementById("adj-complete").addEventListener("click", () => decide({ action: "complete" }));
+document.getElementById("adj-reset").addEventListener("change", showReopen);
 document.getElementById("adj-reopen").addEventListener("click", () => decide({ action: "reopen", reset: document.getElementById("adj-reset").checked }));
 // Opening the view freezes the candidate units (an explicit POST; GET state never writes).
 request("POST", root.dataset.groupingUrl).then(render, (err) => showError(err.message));

@@ -5,22 +5,13 @@
 
 import { el } from "./dom.js";
 import { decisionSummary } from "./adjudicate_edits.js";
+import { readableTime } from "./local_time.js";
 
 const KIND_WORDS = {
   regroup: "units grouped", undo: "undo", complete: "marked adjudicated", reopen: "reopened",
   route: "routed to a third annotator", rating: "rating set", majority: "rating by majority",
   tiebreak: "rating by tie-break",
 };
-
-/** "27 Nov 2026, 00:18" in the reader's locale. The server writes UTC, with or without an
- *  offset (SQLite keeps none): a bare timestamp is read as UTC. */
-export function readableTime(iso) {
-  if (!iso) return "";
-  const zoned = /[zZ]|[+-]\d\d:\d\d$/.test(iso) ? iso : `${iso}Z`;
-  const when = new Date(zoned);
-  if (Number.isNaN(when.getTime())) return iso;
-  return when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
-}
 
 /** What a decision was about: its unit's number, or the rating item(s) it resolved. */
 function subject(state, d) {

@@ -60,6 +60,15 @@ export function showMessage(box, message) {
   box.hidden = !message;
 }
 
+/** Enable a button, or disable it and say why on hover (issue 43: grey buttons gave no
+ *  reason). ``why`` is the reason it is off, or "" when it is on; ``usual`` is its title
+ *  when on (a shortcut, say), kept before the reason when off. */
+export function disableBecause(button, why, usual = "") {
+  button.disabled = Boolean(why);
+  const title = why && usual ? `${usual}: ${why}` : why || usual;
+  if (title) button.title = title; else button.removeAttribute("title");
+}
+
 /** True when `target` (an event's target) is a place where the user types, so single-key
  * shortcuts must leave the key to it. Radio buttons, checkboxes and buttons are not: the
  * shortcuts keep working while one of them has the focus. */

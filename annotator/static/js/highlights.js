@@ -2,7 +2,7 @@
 // stacked underlines (one lane per overlapping edit, so overlaps stay distinguishable) in
 // the colour of their edit type. Hovering an edit outlines all its spans on both sides.
 // Colour is never the only cue: each suggestion kind has its own underline style (CSS,
-// `.sg-<kind>`) and each edit type its own bar pattern (solid, dashed, dotted, dash-dot);
+// `.sg-<kind>`) and each edit type its own bar pattern (thick, double, thick-thin, thin);
 // marked segments carry an accessible name ("Deletion suggestion; Oversimplification #2: …").
 
 import { suggestionSpans } from "./spans.js";
@@ -13,12 +13,17 @@ export const KIND_LABELS = {
   semantic_outlier: "Semantic outlier", insertion: "Insertion", trailing_noise: "Short trailing text",
 };
 
-/** The bar drawn under an edit of the schema's n-th type: a pattern as well as a colour. */
+// The height of an edit's bar (its patterns below are drawn within it); lanes stack 1px apart.
+const EDIT_BAR_PX = 4;
+
+/** The bar drawn under an edit of the schema's n-th type: a pattern as well as a colour.
+ *  Every pattern is made of solid lines (one thick, two thin, thick over thin, one thin):
+ *  dashes belong to pending suggestions, so a saved edit never looks like one (issue 43). */
 export function editPattern(color, n) {
   switch (n % 4) {
-    case 1: return `repeating-linear-gradient(90deg, ${color} 0 6px, transparent 6px 9px)`;
-    case 2: return `repeating-linear-gradient(90deg, ${color} 0 2.5px, transparent 2.5px 5px)`;
-    case 3: return `repeating-linear-gradient(90deg, ${color} 0 8px, transparent 8px 10px, ${color} 10px 12px, transparent 12px 14px)`;
+    case 1: return `linear-gradient(${color} 0 1.3px, transparent 1.3px 2.7px, ${color} 2.7px 4px)`;
+    case 2: return `linear-gradient(${color} 0 2.4px, transparent 2.4px 3.2px, ${color} 3.2px 4px)`;
+    case 3: return `linear-gradient(transparent 0 2.2px, ${color} 2.2px 4px)`;
     default: return `linear-gradient(${color}, ${color})`;
   }
 }
@@ -53,6 +58,20 @@ export function suggestionKinds(s) {
 export function visibleSuggestions(state) {
   return state.suggestions.filter((s) => !s.action
     && suggestionKinds(s).some((kind) => !state.hiddenKinds.has(kind)));
+}
+
+/** The one count of the page's suggestion figures (issue 43: "10 suggestions to review"
+ *  beside toggles adding up to 14, and "9 to review" on a document marked done):
+ *  ``open`` suggestions nobody acted on, ``visible`` those of them with a kind switched on,
+ *  ``twoKinds`` the visible ones carrying two kinds (each counts under both toggles), and
+ *  ``perKind`` the open suggestions carrying each kind (a toggle's number). */
+export function suggestionCounts(state) {
+  const open = state.suggestions.filter((s) => !s.action);
+  const visible = visibleSuggestions(state);
+  const perKind = new Map();
+  for (const s of open) for (const kind of suggestionKinds(s)) perKind.set(kind, (perKind.get(kind) || 0) + 1);
+  return { open: open.length, visible: visible.length, perKind,
+    twoKinds: visible.filter((s) => suggestionKinds(s).length > 1).length };
 }
 
 /** Colour a type's swatch (buttons, menu, edit list) with the pattern of its bar. */
@@ -134,8 +153,8 @@ export function paint(segments, layers, state) {
       const images = [], positions = [], sizes = [];
       for (const e of edits) {
         images.push(editPattern(e.color, e.pattern));
-        positions.push(`0 calc(100% - ${e.lane * 4}px)`);
-        sizes.push("100% 2.5px");
+        positions.push(`0 calc(100% - ${e.lane * (EDIT_BAR_PX + 1)}px)`);
+        sizes.push(`100% ${EDIT_BAR_PX}px`);
         push(byEdit, e.key, el);
       }
       el.style.backgroundImage = images.join(", ");

@@ -3,7 +3,7 @@
 
 import { api } from "./api.js";
 import { Saver, STATE_LABELS } from "./autosave.js";
-import { el } from "./dom.js";
+import { el, disableBecause } from "./dom.js";
 import { editTitle, renderEditForm, renderEditList, renderSpans } from "./edit_form.js";
 import { localEdit, makeEdits } from "./edits.js";
 import { emphasize, paint, paintSwatch, sideLayers } from "./highlights.js";
@@ -97,9 +97,11 @@ Object.assign(ctx, {
   },
   refreshList: () => { renderEditList(ctx, ctx.els.list); ctx.status?.refresh(); },
   onHistory() {
-    const off = ctx.locked();
-    ctx.els.undo.disabled = off || !ctx.history.canUndo;
-    ctx.els.redo.disabled = off || !ctx.history.canRedo;
+    // Off, and why, on hover (issue 43).
+    const off = ctx.saver.conflicted ? "the document changed elsewhere; reload it first"
+      : ctx.closed() ? `the document is ${ctx.state.assignment.status}; reopen it to change it` : "";
+    disableBecause(ctx.els.undo, off || (ctx.history.canUndo ? "" : "nothing to undo yet"), "Undo (Ctrl+Z)");
+    disableBecause(ctx.els.redo, off || (ctx.history.canRedo ? "" : "nothing to redo"), "Redo (Ctrl+Shift+Z)");
     ctx.els.undo.hidden = ctx.els.redo.hidden = ctx.state.readOnly;
   },
   emphasize: (key, on) => emphasize(Object.values(ctx.maps), key, on),

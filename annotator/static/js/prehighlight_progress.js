@@ -2,6 +2,8 @@
 // it, and the page follows its progress (documents done of total, read from the server's stored marks) until it ends.
 
 import { request } from "./api.js";
+import { disableBecause } from "./dom.js";
+import { timeElement } from "./local_time.js";
 
 const section = document.getElementById("prehighlight");
 const form = document.getElementById("prehighlight-form");
@@ -11,22 +13,32 @@ const count = document.getElementById("prehighlight-count");
 const message = document.getElementById("prehighlight-message");
 const POLL_MS = 700;
 
+/** Why the start button is off, said on hover (issue 43: it was grey with no reason). */
+export function startRefusal(status) {
+  if (status.running) return status.state === "queued"
+    ? "A run is queued already: it waits for a worker."
+    : "A run is going already: its progress is shown here.";
+  if (!status.total) return "The project has no documents yet: import some first.";
+  if (status.done >= status.total) return `Every document (${status.total}) is pre-highlighted already.`;
+  return "";
+}
+
 function show(status) {
   bar.max = Math.max(status.total, 1);
   bar.value = status.done;
   count.textContent = `${status.done} of ${status.total} documents pre-highlighted`;
   const last = status.last_run;
-  let text;
+  let parts;
   // A queued job waits for a worker (`annotator serve` keeps one; `annotator worker` adds more).
-  if (status.running && status.state === "queued") text = `Queued at ${status.started}: waiting for a worker…`;
-  else if (status.running) text = `Running since ${status.started}…`;
-  else if (last && last.error) text = `The last run failed: ${last.error}`;
-  else if (last) text = `Done: the last run pre-highlighted ${last.documents} documents (${last.suggestions} suggestions), finished ${last.finished}.`;
-  else text = "Not run yet.";
-  message.textContent = text;
+  if (status.running && status.state === "queued") parts = ["Queued at ", timeElement(status.started), ": waiting for a worker…"];
+  else if (status.running) parts = ["Running since ", timeElement(status.started), "…"];
+  else if (last && last.error) parts = [`The last run failed: ${last.error}`];
+  else if (last) parts = [`Done: the last run pre-highlighted ${last.documents} documents (${last.suggestions} suggestions), finished `, timeElement(last.finished), "."];
+  else parts = ["Not run yet."];
+  message.replaceChildren(...parts);
   message.classList.toggle("error", Boolean(!status.running && last && last.error));
   section.dataset.state = status.running ? "running" : (last && last.error ? "failed" : "idle");
-  button.disabled = status.running || status.done >= status.total;
+  disableBecause(button, startRefusal(status));
 }
 
 async function follow() {

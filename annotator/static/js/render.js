@@ -42,6 +42,14 @@ export function renderText(container, model) {
   if (pos < n || !regions.length) regions.push({ a: pos, b: n, index: null });
   const points = cutPoints(n, [...(model.boundaries || []), ...headings.flat(), ...regions.flatMap((r) => [r.a, r.b])]);
   const inHeading = (a) => headings.some(([s, e]) => a >= s && a < e);
+  // A "sentence" that is only a heading ("BACKGROUND:" split off on a line of its own, as
+  // the original's splitter does) is drawn as a heading and gets no number: the headings
+  // of both texts are treated alike and the numbers count sentences (issue 43).
+  const headingOnly = ([s, e]) => {
+    for (let i = s; i < e; i++) if (!inHeading(i) && cps[i].trim()) return false;
+    return true;
+  };
+  let number = 0;
 
   const frag = document.createDocumentFragment();
   const segments = [];
@@ -51,7 +59,8 @@ export function renderText(container, model) {
     if (region.index !== null) {
       holder.className = "sentence";
       holder.dataset.i = String(region.index);
-      holder.dataset.number = String(region.index + 1);
+      if (headingOnly([region.a, region.b])) holder.classList.add("heading-only");
+      else holder.dataset.number = String(++number);
       sentenceEls[region.index] = holder;
     } else {
       holder.className = "gap";
@@ -79,14 +88,15 @@ export function renderText(container, model) {
 export function layoutGutter(gutter, textEl, sentenceEls) {
   const base = textEl.getBoundingClientRect().top;
   const rows = [];
-  sentenceEls.forEach((el, i) => {
-    if (!el) return;
+  sentenceEls.forEach((el) => {
+    if (!el || !el.dataset.number) return;  // a heading on its own has no number
     const first = el.getClientRects()[0];
     if (!first) return;
     const top = first.top - base;
+    const number = Number(el.dataset.number);
     const row = rows.find((r) => Math.abs(r.top - top) < 4);
-    if (row) row.numbers.push(i + 1);
-    else rows.push({ top, numbers: [i + 1], height: first.height });
+    if (row) row.numbers.push(number);
+    else rows.push({ top, numbers: [number], height: first.height });
   });
   const frag = document.createDocumentFragment();
   for (const row of rows) {

@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { el, fill } from "./dom.js";
 import { optionLabel, snippet } from "./edit_form.js";
-import { kindLabel, suggestionKinds, suggestionLabel, suggestionScores, visibleSuggestions } from "./highlights.js";
+import { kindLabel, suggestionCounts, suggestionKinds, suggestionLabel, suggestionScores, visibleSuggestions } from "./highlights.js";
 import { suggestionSpans } from "./spans.js";
 import { snapshot } from "./undo.js";
 
@@ -102,15 +102,18 @@ export function makeSuggestions(ctx) {
     const box = ctx.els.kinds;
     const kinds = [...new Set(state.suggestions.flatMap(suggestionKinds))];
     if (!kinds.length) { box.replaceChildren(); return; }
+    const counts = suggestionCounts(state);
     box.replaceChildren(el("span", { class: "kinds-label" }, "Suggestions"), ...kinds.map((kind) => {
-      const open = state.suggestions.filter((s) => suggestionKinds(s).includes(kind) && !s.action).length;
+      const open = counts.perKind.get(kind) || 0;
       const input = el("input", { type: "checkbox", checked: !state.hiddenKinds.has(kind), dataset: { kind } });
       input.addEventListener("change", () => {
         if (input.checked) state.hiddenKinds.delete(kind); else state.hiddenKinds.add(kind);
         if (state.focusSugg && !visibleSuggestions(state).some((s) => s.id === state.focusSugg)) state.focusSugg = null;
         ctx.render();
       });
-      return el("label", { class: `kind-toggle sg-${kind}`, title: `Show or hide ${kindLabel(kind).toLowerCase()} suggestions` },
+      const title = `Show or hide ${kindLabel(kind).toLowerCase()} suggestions: ${open} not acted on carry this kind`
+        + " (a suggestion with two kinds counts under both)";
+      return el("label", { class: `kind-toggle sg-${kind}`, title },
         input, el("span", { class: "dot", "aria-hidden": "true" }, "ab"), `${kindLabel(kind)} `, el("span", { class: "count" }, String(open)));
     }));
   };
@@ -119,10 +122,8 @@ export function makeSuggestions(ctx) {
     const box = ctx.els.card;
     const list = visibleSuggestions(state);
     const s = find(state.focusSugg);
-    if (!s || s.action) {
-      box.replaceChildren(...[list.length
-        ? el("p", { class: "hint" }, `${list.length} suggestion${list.length > 1 ? "s" : ""} to review. Press `, el("kbd", {}, "j"), " to go to the next one.")
-        : state.suggestions.length ? el("p", { class: "hint" }, "All suggestions reviewed.") : null].filter(Boolean));
+    if (!s || s.action || ctx.closed()) {
+      box.replaceChildren(...[summary()].filter(Boolean));
       box.classList.remove("open");
       return;
     }
@@ -143,6 +144,25 @@ export function makeSuggestions(ctx) {
         el("button", { type: "button", class: "ghost small", "aria-label": "Previous suggestion", onclick: () => step(-1) }, "‹ ", el("kbd", {}, "k")),
         el("button", { type: "button", class: "ghost small", "aria-label": "Next suggestion", onclick: () => step(1) }, el("kbd", {}, "j"), " ›")),
     );
+  };
+
+  /** The card's line when no suggestion is open, from suggestionCounts: on a document
+   *  marked done or skipped, the suggestions left are not "to review" (issue 43). */
+  const summary = () => {
+    const counts = suggestionCounts(state);
+    const plural = (n) => `${n} suggestion${n === 1 ? "" : "s"}`;
+    const status = state.assignment.status;
+    if (ctx.closed()) {
+      if (!counts.open) return state.suggestions.length ? el("p", { class: "hint", dataset: { open: "0" } }, "All suggestions reviewed.") : null;
+      return el("p", { class: "hint", dataset: { open: String(counts.open) } },
+        `${status === "done" ? "Marked done" : "Skipped"} with ${plural(counts.open)} not acted on; reopen the document to review them.`);
+    }
+    if (counts.visible) {
+      const both = counts.twoKinds ? ` (${counts.twoKinds} of them carr${counts.twoKinds === 1 ? "ies" : "y"} two kinds and count under both toggles)` : "";
+      return el("p", { class: "hint", dataset: { open: String(counts.visible) } }, `${plural(counts.visible)} to review${both}. Press `, el("kbd", {}, "j"), " to go to the next one.");
+    }
+    if (counts.open) return el("p", { class: "hint", dataset: { open: "0" } }, `${plural(counts.open)} not acted on, of kinds switched off above.`);
+    return state.suggestions.length ? el("p", { class: "hint", dataset: { open: "0" } }, "All suggestions reviewed.") : null;
   };
 
   /** The schema's label for a suggested category ("Leaked model instruction"). */
