@@ -1,0 +1,177 @@
+"""Every shell block of README.md and docs/*.md runs as written (issue 47, item 4).
+
+Each ```sh, ```bash and ```console block runs in bash (``set -e``: the first failing
+command fails the block) from a fresh folder that holds the clone's files (links to them),
+on a fresh SQLite database holding the demo (``annotator demo --no-serve``), with no
+virtual environment on PATH: a block activates it itself, as a reader in a fresh shell
+must (the docs' convention: `. .venv/bin/activate` first). In a ```console block the
+commands are the lines after ``$ `` (and ``> `` continuation lines); the rest is output.
+
+A block that cannot run here carries a marker, an HTML comment on the line right before
+its fence, e.g. ``<!-- block: needs-server -->``; MARKERS says what each means. A marked
+block is not run: its test id names the marker, and its ``annotator`` commands are still
+checked to be commands the CLI has. A block without a marker must run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+import pytest
+
+from annotator.cli import main as cli
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+MARKERS = {
+    "needs-server": "serves (annotator serve, make demo) or starts servers (make test)",
+    "needs-postgres": "needs a PostgreSQL server",
+    "needs-labelstudio": "needs a Label Studio server",
+    "illustrative": "a usage form with placeholders, or files the reader brings",
+}
+FENCE = re.compile(r"^```(sh|bash|console)\s*$")
+MARKER = re.compile(r"^<!-- block: ([\w-]+) -->$")
+# Commands that never end on their own (they serve, or work a queue): a block with one must
+# carry needs-server; the runner refuses to start it rather than wait on it.
+SERVES = re.compile(r"\bannotator\s+(?:serve|worker)\b|\bannotator\s+demo\b(?!.*--no-serve)"
+                    r"|\bmake\s+(?:demo|test)\b")
+
+
+@dataclass(frozen=True)
+class Block:
+    document: Path
+    line: int          # of the opening fence
+    language: str
+    marker: str | None
+    body: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.document.relative_to(ROOT)}:{self.line}"
+
+    @property
+    def script(self) -> str:
+        """What bash runs: the body, or a console block's commands."""
+        if self.language != "console":
+            return self.body
+        commands = [line[2:] for line in self.body.split("\n")
+                    if line.startswith("$ ") or line.startswith("> ")]
+        return "\n".join(commands)
+
+
+def shell_blocks(document: Path) -> list[Block]:
+    lines = document.read_text(encoding="utf-8").split("\n")
+    blocks, index = [], 0
+    while index < len(lines):
+        fence = FENCE.match(lines[index])
+        if fence:
+            end = index + 1
+            while end < len(lines) and lines[end].strip() != "```":
+                end += 1
+            assert end < len(lines), f"{document.name}:{index + 1}: block never closed"
+            marker = MARKER.match(lines[index - 1].strip()) if index else None
+            blocks.append(Block(document, index + 1, fence.group(1),
+                                marker.group(1) if marker else None,
+                                "\n".join(lines[index + 1:end])))
+            index = end
+        index += 1
+    return blocks
+
+
+BLOCKS = [block for document in DOCUMENTS for block in shell_blocks(document)]
+
+
+def block_id(block: Block) -> str:
+    return f"{block.where}[{block.marker or 'runs'}]"
+
+
+def annotator_commands(script: str) -> list[str]:
+    """The first word after each ``annotator`` call: the top-level command it runs."""
+    return re.findall(r"(?:^|[;&|(]|\bdo|\bthen)[ \t]*(?:\.venv/bin/)?annotator[ \t]+"
+                      r"([a-z][\w-]*)", script, re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def demo_database(tmp_path_factory) -> Path:
+    """A SQLite file holding the demo, made once; each block runs on a copy."""
+    folder = tmp_path_factory.mktemp("demo")
+    env = {**os.environ, "ANNOTATOR_DATABASE_URL": f"sqlite:///{folder / 'demo.sqlite3'}",
+           "ANNOTATOR_INSTANCE_PATH": str(folder / "instance")}
+    made = subprocess.run([str(ROOT / ".venv" / "bin" / "annotator"), "demo", "--no-serve"],
+                          cwd=folder, env=env, capture_output=True, text=True)
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert "demo projects: demo-infoloss" in made.stdout
+    return folder / "demo.sqlite3"
+
+
+def clone_folder(target: Path) -> Path:
+    """A folder that looks like the clone's root (links to its files), so relative paths
+    in the docs (.venv/bin/activate, tests/data/...) resolve and what a block writes stays
+    out of the repository."""
+    target.mkdir()
+    for entry in ROOT.iterdir():
+        if entry.name not in (".git", "instance", "exports"):
+            (target / entry.name).symlink_to(entry)
+    return target
+
+
+def environment(database: Path, folder: Path) -> dict[str, str]:
+    """The test's environment without any virtual environment on PATH."""
+    venvs = {str(ROOT / ".venv" / "bin"), os.path.join(sys.prefix, "bin"),
+             os.path.realpath(os.path.join(sys.prefix, "bin"))}
+    path = [entry for entry in os.environ.get("PATH", "").split(os.pathsep)
+            if entry and os.path.realpath(entry) not in {os.path.realpath(v) for v in venvs}]
+    env = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
+    env.update(PATH=os.pathsep.join(path), ANNOTATOR_DATABASE_URL=f"sqlite:///{database}",
+               ANNOTATOR_INSTANCE_PATH=str(folder / "instance"))
+    return env
+
+
+def test_the_runner_finds_every_block_and_only_known_markers():
+    assert len(BLOCKS) >= 20
+    assert {block.language for block in BLOCKS} >= {"sh", "console"}
+    unknown = [f"{b.where}: {b.marker}" for b in BLOCKS if b.marker and b.marker not in MARKERS]
+    assert unknown == [], f"unknown block markers (known: {sorted(MARKERS)})"
+    assert any(block.marker is None for block in BLOCKS)
+
+
+def test_a_bare_annotator_does_not_run_without_the_environment(tmp_path):
+    """Why the docs activate the environment first: the runner's PATH has no annotator."""
+    env = environment(tmp_path / "none.sqlite3", tmp_path)
+    result = subprocess.run(["bash", "-c", "annotator --help"], env=env, cwd=tmp_path,
+                            capture_output=True, text=True)
+    assert result.returncode == 127, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.marker], ids=block_id)
+def test_a_marked_block_uses_commands_the_cli_has(block: Block, capsys):
+    context = click.Context(cli, info_name="annotator")
+    named = annotator_commands(block.script)
+    unknown = [name for name in named if cli.get_command(context, name) is None]
+    assert unknown == [], f"{block.where}: no such annotator command: {unknown}"
+    with capsys.disabled():
+        print(f"\n{block.where}: not run ({block.marker}: {MARKERS.get(block.marker)}); "
+              f"{len(named)} annotator command(s) exist")
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if not b.marker], ids=block_id)
+def test_an_unmarked_block_runs_as_written(block: Block, demo_database, tmp_path):
+    folder = clone_folder(tmp_path / "clone")
+    database = tmp_path / "database.sqlite3"
+    shutil.copyfile(demo_database, database)
+    assert not SERVES.search(block.script), (
+        f"{block.where}: serves or never ends; mark it <!-- block: needs-server -->")
+    # -x: bash shows each command before it runs, so a failure names its command
+    result = subprocess.run(["bash", "-e", "-x", "-c", block.script], cwd=folder,
+                            env=environment(database, folder), capture_output=True, text=True)
+    assert result.returncode == 0, (
+        f"{block.where}: the block fails as written (exit {result.returncode}):\n"
+        f"{result.stdout}\n{result.stderr}")
