@@ -1,6 +1,6 @@
 """Every shell block of README.md and docs/*.md runs as written (issue 47, item 4).
 
-Each ```sh, ```bash and ```console block runs in bash (``set -e``: the first failing
+Each ```sh, ```bash, ```shell and ```console block runs in bash (``set -e``: the first failing
 command fails the block) from a fresh folder that holds the clone's files (links to them),
 on a fresh SQLite database holding the demo (``annotator demo --no-serve``), with no
 virtual environment on PATH: a block activates it itself, as a reader in a fresh shell
@@ -37,7 +37,7 @@ MARKERS = {
     "needs-labelstudio": "needs a Label Studio server",
     "illustrative": "a usage form with placeholders, or files the reader brings",
 }
-FENCE = re.compile(r"^```(sh|bash|console)\s*$")
+FENCE = re.compile(r"^(\s*)```(sh|bash|shell|console)\s*$")  # also indented, in a list
 MARKER = re.compile(r"^<!-- block: ([\w-]+) -->$")
 # Commands that never end on their own (they serve, or work a queue): a block with one must
 # carry needs-server; the runner refuses to start it rather than wait on it.
@@ -73,14 +73,15 @@ def shell_blocks(document: Path) -> list[Block]:
     while index < len(lines):
         fence = FENCE.match(lines[index])
         if fence:
-            end = index + 1
+            indent, end = fence.group(1), index + 1
             while end < len(lines) and lines[end].strip() != "```":
                 end += 1
             assert end < len(lines), f"{document.name}:{index + 1}: block never closed"
             marker = MARKER.match(lines[index - 1].strip()) if index else None
-            blocks.append(Block(document, index + 1, fence.group(1),
-                                marker.group(1) if marker else None,
-                                "\n".join(lines[index + 1:end])))
+            body = [line[len(indent):] if line.startswith(indent) else line
+                    for line in lines[index + 1:end]]
+            blocks.append(Block(document, index + 1, fence.group(2),
+                                marker.group(1) if marker else None, "\n".join(body)))
             index = end
         index += 1
     return blocks
@@ -99,10 +100,8 @@ def annotator_commands(script: str) -> list[str]:
                       r"([a-z][\w-]*)", script, re.MULTILINE)
 
 
-@pytest.fixture(scope="module")
-def demo_database(tmp_path_factory) -> Path:
-    """A SQLite file holding the demo, made once; each block runs on a copy."""
-    folder = tmp_path_factory.mktemp("demo")
+def demo_database(folder: Path) -> Path:
+    """A SQLite file in ``folder`` holding the demo; each block runs on a copy of it."""
     env = {**os.environ, "ANNOTATOR_DATABASE_URL": f"sqlite:///{folder / 'demo.sqlite3'}",
            "ANNOTATOR_INSTANCE_PATH": str(folder / "instance")}
     made = subprocess.run([str(ROOT / ".venv" / "bin" / "annotator"), "demo", "--no-serve"],
@@ -162,16 +161,51 @@ def test_a_marked_block_uses_commands_the_cli_has(block: Block, capsys):
               f"{len(named)} annotator command(s) exist")
 
 
-@pytest.mark.parametrize("block", [b for b in BLOCKS if not b.marker], ids=block_id)
-def test_an_unmarked_block_runs_as_written(block: Block, demo_database, tmp_path):
-    folder = clone_folder(tmp_path / "clone")
-    database = tmp_path / "database.sqlite3"
-    shutil.copyfile(demo_database, database)
-    assert not SERVES.search(block.script), (
-        f"{block.where}: serves or never ends; mark it <!-- block: needs-server -->")
+UNMARKED = [block for block in BLOCKS if not block.marker]
+
+
+def test_no_unmarked_block_serves():
+    serving = [block.where for block in UNMARKED if SERVES.search(block.script)]
+    assert serving == [], f"{serving}: serve or never end; mark them <!-- block: needs-server -->"
+
+
+def run_block(block: Block, demo: Path, folder: Path) -> str | None:
+    """Run ``block`` as written from a clone-shaped ``folder`` on a copy of the database
+    ``demo``; what went wrong (FILE:LINE, exit status, output), or None."""
+    clone = clone_folder(folder / "clone")
+    database = folder / "database.sqlite3"
+    shutil.copyfile(demo, database)
     # -x: bash shows each command before it runs, so a failure names its command
-    result = subprocess.run(["bash", "-e", "-x", "-c", block.script], cwd=folder,
-                            env=environment(database, folder), capture_output=True, text=True)
-    assert result.returncode == 0, (
-        f"{block.where}: the block fails as written (exit {result.returncode}):\n"
-        f"{result.stdout}\n{result.stderr}")
+    result = subprocess.run(["bash", "-e", "-x", "-c", block.script], cwd=clone,
+                            env=environment(database, clone), capture_output=True, text=True)
+    if result.returncode == 0:
+        return None
+    return (f"{block.where}: the block fails as written (exit {result.returncode}):\n"
+            f"{result.stdout}\n{result.stderr}")
+
+
+def test_the_runner_names_the_failing_block_and_shows_its_output(tmp_path):
+    console = Block(ROOT / "docs" / "interop.md", 12, "console", None,
+                    "$ . .venv/bin/activate\n$ for w in one two; do\n>   echo $w\n> done\n"
+                    "one\ntwo\n$ annotator no-such-command\nUsage: annotator ...")
+    assert console.script == (". .venv/bin/activate\nfor w in one two; do\n  echo $w\ndone\n"
+                              "annotator no-such-command")
+    empty = tmp_path / "empty.sqlite3"
+    empty.touch()
+    message = run_block(console, empty, tmp_path)
+    assert message.startswith("docs/interop.md:12: the block fails as written (exit 2):\n")
+    assert "one\ntwo\n" in message and "+ annotator no-such-command" in message
+    assert "No such command 'no-such-command'" in message
+
+
+def test_every_unmarked_block_runs_as_written(tmp_path):
+    """One test for all blocks: the demo is made once (about 2.5 min), not once per block
+    or per test process."""
+    assert len(UNMARKED) >= 4
+    demo = demo_database(tmp_path)
+    failures = []
+    for number, block in enumerate(UNMARKED):
+        (tmp_path / f"block-{number}").mkdir()
+        failures.append(run_block(block, demo, tmp_path / f"block-{number}"))
+    failed = [failure for failure in failures if failure]
+    assert failed == [], "\n\n".join(failed)
