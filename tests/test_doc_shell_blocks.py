@@ -3,8 +3,8 @@
 Each ```sh, ```bash, ```shell and ```console block runs in bash (``set -e``: the first failing
 command fails the block) from a fresh folder that holds the clone's files (links to them),
 on a fresh SQLite database holding the demo (``annotator demo --no-serve``), with no
-virtual environment on PATH: a block activates it itself, as a reader in a fresh shell
-must (the docs' convention: `. .venv/bin/activate` first). In a ```console block the
+virtual environment on PATH, as a reader's fresh shell: the docs' convention is to call
+``.venv/bin/annotator`` (a test holds every block to it). In a ```console block the
 commands are the lines after ``$ `` (and ``> `` continuation lines); the rest is output.
 
 A block that cannot run here carries a marker, an HTML comment on the line right before
@@ -94,10 +94,24 @@ def block_id(block: Block) -> str:
     return f"{block.where}[{block.marker or 'runs'}]"
 
 
+# an ``annotator`` call where a command starts: line start, after ; & | ( do then
+CALL = re.compile(r"(?:^|[;&|(]|\bdo|\bthen)[ \t]*((?:\S*/)?annotator)[ \t]+([a-z][\w-]*)",
+                  re.MULTILINE)
+
+
 def annotator_commands(script: str) -> list[str]:
     """The first word after each ``annotator`` call: the top-level command it runs."""
-    return re.findall(r"(?:^|[;&|(]|\bdo|\bthen)[ \t]*(?:\.venv/bin/)?annotator[ \t]+"
-                      r"([a-z][\w-]*)", script, re.MULTILINE)
+    return [match.group(2) for match in CALL.finditer(script)]
+
+
+def test_every_block_calls_the_command_in_the_clones_environment():
+    """One convention everywhere (issue 47): ``.venv/bin/annotator``, which runs as written
+    from the clone's folder after make setup, where a bare ``annotator`` needs an activated
+    environment."""
+    other = [f"{block.where}: {match.group(1)} {match.group(2)}" for block in BLOCKS
+             for match in CALL.finditer(block.script) if match.group(1) != ".venv/bin/annotator"]
+    assert other == []
+    assert sum(len(annotator_commands(block.script)) for block in BLOCKS) > 80
 
 
 def demo_database(folder: Path) -> Path:
@@ -143,7 +157,7 @@ def test_the_runner_finds_every_block_and_only_known_markers():
 
 
 def test_a_bare_annotator_does_not_run_without_the_environment(tmp_path):
-    """Why the docs activate the environment first: the runner's PATH has no annotator."""
+    """Why the docs call .venv/bin/annotator: in a fresh shell a bare annotator is not found."""
     env = environment(tmp_path / "none.sqlite3", tmp_path)
     result = subprocess.run(["bash", "-c", "annotator --help"], env=env, cwd=tmp_path,
                             capture_output=True, text=True)
@@ -186,15 +200,15 @@ def run_block(block: Block, demo: Path, folder: Path) -> str | None:
 
 def test_the_runner_names_the_failing_block_and_shows_its_output(tmp_path):
     console = Block(ROOT / "docs" / "interop.md", 12, "console", None,
-                    "$ . .venv/bin/activate\n$ for w in one two; do\n>   echo $w\n> done\n"
-                    "one\ntwo\n$ annotator no-such-command\nUsage: annotator ...")
-    assert console.script == (". .venv/bin/activate\nfor w in one two; do\n  echo $w\ndone\n"
-                              "annotator no-such-command")
+                    "$ for w in one two; do\n>   echo $w\n> done\n"
+                    "one\ntwo\n$ .venv/bin/annotator no-such-command\nUsage: annotator ...")
+    assert console.script == ("for w in one two; do\n  echo $w\ndone\n"
+                              ".venv/bin/annotator no-such-command")
     empty = tmp_path / "empty.sqlite3"
     empty.touch()
     message = run_block(console, empty, tmp_path)
     assert message.startswith("docs/interop.md:12: the block fails as written (exit 2):\n")
-    assert "one\ntwo\n" in message and "+ annotator no-such-command" in message
+    assert "one\ntwo\n" in message and "+ .venv/bin/annotator no-such-command" in message
     assert "No such command 'no-such-command'" in message
 
 
