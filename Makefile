@@ -6,7 +6,14 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test setup system-deps bench clean
 
+# Every step says what it does and how long it usually takes (times measured on a 2-core
+# machine: README, "How long things take"); long steps print a line at least every 20 s
+# (scripts/heartbeat.sh).
+BEAT := bash scripts/heartbeat.sh
+
 demo: setup
+	@echo "==> annotator demo: creates the demo projects (first time: about 3 min, pre-highlighting"
+	@echo "    shows its progress; later runs reuse them), then serves http://127.0.0.1:5000/ until Ctrl-C"
 	$(VENV)/bin/annotator demo
 
 # Tests run in one process per core (pytest-xdist; PYTEST_WORKERS=0 for one process): many of
@@ -18,9 +25,14 @@ PYTEST := $(PY) -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 # test again on a real PostgreSQL server, both beside a real Label Studio server (installed
 # into .venv-labelstudio on first use).
 test: setup system-deps
+	@echo "==> ruff check . (a few seconds)"
 	$(VENV)/bin/ruff check .
+	@echo "==> the whole suite: Label Studio's first start (about 3.5 min), the SQLite pass, then"
+	@echo "    the PostgreSQL pass; pytest prints a dot per test (the latest CI run of make test"
+	@echo "    took 1122 s in all, 2026-11-27)"
 	PYTHON=$(PYTHON) bash scripts/with-labelstudio.sh bash -c \
-	  '$(PYTEST) && bash scripts/with-postgres.sh $(PYTEST)'
+	  'echo "==> SQLite pass" && $(PYTEST) && echo "==> PostgreSQL pass (database tests again)" \
+	   && bash scripts/with-postgres.sh $(PYTEST)'
 
 # Bytecode on, whatever the shell says (PYTHONDONTWRITEBYTECODE): with it off, every test
 # process and every server or command a test starts compiles the project and re-rewrites
@@ -32,14 +44,18 @@ setup: $(STAMP)
 # torch first, pinned to the CPU build that sentence-transformers accepts; a bare `torch`
 # requirement would pull a multi-GB CUDA build.
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e '.[test]'
+	@echo "==> make setup: $(VENV) with torch (CPU build) and the project (once; about 13 min)"
+	@$(BEAT) "creating the virtual environment $(VENV)" "about 20 s" -- $(PYTHON) -m venv $(VENV)
+	@$(BEAT) "upgrading pip" "about 10 s" -- $(PY) -m pip install --quiet --upgrade pip
+	@$(BEAT) "installing torch 2.13.0, CPU build" "about 4 min" -- \
+	  $(PY) -m pip install --quiet torch==2.13.0
+	@$(BEAT) "installing the project with its test tools (.[test])" "about 9 min" -- \
+	  $(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
 # Chromium (browser tests) and PostgreSQL (second database backend) from Debian.
 system-deps:
+	@echo "==> Chromium and PostgreSQL from Debian (nothing to do when present; else apt-get shows its progress)"
 	bash scripts/system-deps.sh
 
 # Every benchmark at a small size (benchmarks/run_all.py); run a script alone for full size.

@@ -5,7 +5,7 @@ Run:  PYTHONPATH=. .venv/bin/python benchmarks/adjudicate_salsa_study.py [--reco
 
 Builds, in a fresh SQLite database, a study from the SALSA example that Thresh ships
 (Heineman et al. 2023, Apache-2.0: ``thresh-salsa/salsa.json`` under the test data folder
-``tests.helpers.SHARED_DATA``) with three annotators per record. Each published edit is
+``tests.helpers.SALSA``, tests/data) with three annotators per record. Each published edit is
 given one *shape*, in turn:
 
 - ``same``: all three mark the published edit;
@@ -48,9 +48,9 @@ COMPOSITE_SHAPES = ("all three", "two", "one")
 
 
 def salsa_dir() -> Path:
-    from tests.helpers import SHARED_DATA
+    from tests.helpers import SALSA  # the example as the tests keep it (tests/data)
 
-    return SHARED_DATA / "thresh-salsa"
+    return SALSA
 
 
 # ---------------------------------------------------------------- the study

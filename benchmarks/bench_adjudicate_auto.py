@@ -4,8 +4,8 @@ Run:  .venv/bin/python benchmarks/bench_adjudicate_auto.py [--documents 280] [--
 
 Builds, in a fresh SQLite database under a temporary folder, a study in the shape of the
 published SALSA data (Heineman et al. 2023): the sentence pairs and edits of the SALSA
-example that Thresh ships (``thresh-salsa/salsa.json`` in the shared data folder beside the
-repository), cycled to ``--documents`` documents, each annotated by three annotators: the
+example that Thresh ships (``tests/data/thresh-salsa/salsa.json``, kept with the tests),
+cycled to ``--documents`` documents, each annotated by three annotators: the
 published annotator's edits, and two more annotators derived from them with a fixed seed
 (an edit dropped with probability 0.2, its span end moved by one token with probability
 0.3, its subtype changed with probability 0.15, an extra one-token deletion added with
@@ -43,13 +43,14 @@ SUBTYPES = {
 }
 
 
+# Thresh's SALSA example as the tests keep it (tests/data/README.md: source and licence).
+SALSA_JSON = Path(__file__).resolve().parents[1] / "tests" / "data" / "thresh-salsa" / "salsa.json"
+
+
 def salsa_file() -> Path:
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        candidate = parent / "shared" / "data" / "thresh-salsa" / "salsa.json"
-        if candidate.is_file():
-            return candidate
-    sys.exit("salsa.json not found: expected shared/data/thresh-salsa/ beside the repository")
+    if not SALSA_JSON.is_file():
+        sys.exit(f"{SALSA_JSON}: not found (the SALSA example is part of the repository)")
+    return SALSA_JSON
 
 
 def schema_yaml() -> str:

@@ -1,7 +1,7 @@
 """Deletion and oversimplification pre-highlights against real expert annotations.
 
 Gold: the InfoLossQA expert annotations (Trienes et al. 2024; Thresh exports, two of three
-experts per document), read directly from ``shared/data/infolossqa-dev`` beside the
+experts per document), read directly from ``tests/data/infolossqa-dev`` in the
 repository (``--data DIR`` for another copy, e.g. the full release).
 
 Measure (issue #14, :mod:`annotator.agreement.prehighlight_agreement`): an edit matches

@@ -5,24 +5,21 @@ each a Thresh list with one record holding ``source``, ``target`` and ``edits``
 (``category`` omission | concept | comment, ``input_idx`` spans in the original,
 ``output_idx`` spans in the simplification). Comments have no spans and are left out.
 
-The development slice lives in ``shared/data/infolossqa-dev`` beside the repository;
-``--data DIR`` points the benchmarks at another copy (e.g. the full release);
-``ANNOTATOR_SHARED_DATA`` moves the default like it does for the tests.
+The development slice is kept with the tests in ``tests/data/infolossqa-dev`` (licence and
+attribution: tests/data/README.md); ``--data DIR`` points the benchmarks at another copy
+(e.g. the full release).
 """
 
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotator.agreement.prehighlight_agreement import Mark
 
-# ``shared/data`` beside the repository checkout, as the tests find it; ANNOTATOR_SHARED_DATA
-# points elsewhere for other layouts.
-DEFAULT_DATA = Path(os.environ.get("ANNOTATOR_SHARED_DATA")
-                    or Path(__file__).resolve().parents[2] / "shared" / "data") / "infolossqa-dev"
+# The slice the tests read (tests/helpers.py: INFOLOSSQA), inside the repository.
+DEFAULT_DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "infolossqa-dev"
 
 
 @dataclass

@@ -59,6 +59,9 @@ def option_usage(option: click.Option) -> str:
 
 def usage(path: list[str], command: click.Command, ctx: click.Context) -> str:
     pieces = ["annotator", *path]
+    if type(command).collect_usage_pieces is not click.Command.collect_usage_pieces:
+        # a command that writes its own usage line (e.g. two exclusive forms) is shown by it
+        return " ".join([*pieces, *command.collect_usage_pieces(ctx)])
     for param in command.get_params(ctx):
         if isinstance(param, click.Argument):
             pieces.append(param.make_metavar(ctx))

@@ -7,7 +7,7 @@
 #
 # Label Studio is installed from PyPI into its own virtual environment (LABELSTUDIO_VENV,
 # default .venv-labelstudio next to this repository's .venv), kept between runs: its Django
-# pins must not meet the project's dependencies. A first install takes about a minute.
+# pins must not meet the project's dependencies. A first install takes about 3 minutes.
 # Analytics, error reporting and version checks are off; the server binds 127.0.0.1 only.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,11 +16,16 @@ LSVENV=${LABELSTUDIO_VENV:-$ROOT/.venv-labelstudio}
 PORT=${ANNOTATOR_TEST_LABELSTUDIO_PORT:-54380}
 PYTHON=${PYTHON:-python3}
 
+# Long steps go through scripts/heartbeat.sh: never silent for more than 20 s (issue 47).
+# Usual times: measured on a 2-core machine, 2026-11-27 (README, "How long things take").
+BEAT="$ROOT/scripts/heartbeat.sh"
 if [ ! -f "$LSVENV/.installed-$VERSION" ]; then
-  echo "installing label-studio $VERSION into $LSVENV"
-  "$PYTHON" -m venv "$LSVENV"
-  "$LSVENV/bin/python" -m pip install --quiet --upgrade pip
-  "$LSVENV/bin/python" -m pip install --quiet "label-studio==$VERSION"
+  echo "==> installing label-studio $VERSION into $LSVENV (once; about 3 min)"
+  bash "$BEAT" "creating $LSVENV" "about 30 s" -- "$PYTHON" -m venv "$LSVENV"
+  bash "$BEAT" "upgrading pip in $LSVENV" "about 5 s" -- \
+    "$LSVENV/bin/python" -m pip install --quiet --upgrade pip
+  bash "$BEAT" "installing label-studio $VERSION" "about 2.5 min" -- \
+    "$LSVENV/bin/python" -m pip install --quiet "label-studio==$VERSION"
   touch "$LSVENV/.installed-$VERSION"
 fi
 
@@ -57,7 +62,13 @@ PY
 }
 # The first start runs Django's migrations: allow several minutes on a busy small machine.
 STARTED=$(date +%s)
+SAID=$STARTED
+echo "==> starting Label Studio $VERSION on $URL: a fresh data folder, so Django's migrations run first (usually about 3.5 min)"
 until ready; do
+  if [ $(( $(date +%s) - SAID )) -ge 15 ]; then  # a check takes a few s: beat at least every 20 s
+    SAID=$(date +%s)
+    echo "    ... waiting for Label Studio to answer on $URL (Django migrations): $(( SAID - STARTED )) s so far"
+  fi
   if ! kill -0 "$SERVER_PID" 2>/dev/null; then
     echo "Label Studio did not start:" >&2
     tail -n 40 "$DATA/server.log" >&2

@@ -17,6 +17,7 @@ stop() {
   rm -rf "$DATA"
 }
 trap stop EXIT
+echo "==> starting a throw-away PostgreSQL server on 127.0.0.1:$PORT (a few seconds)"
 "${AS[@]}" "$PGBIN/initdb" -D "$DATA" -A trust -U postgres -E UTF8 >/dev/null
 "${AS[@]}" "$PGBIN/pg_ctl" -D "$DATA" -l "$DATA/server.log" -w -o \
   "-p $PORT -k $DATA -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from sqlalchemy import func, select
@@ -13,14 +12,16 @@ from annotator.ingest import import_file
 from annotator.models import Assignment, AuditEvent, Document, Edit, Rating, Span, User
 from annotator.study.projects import create_project
 
-# Real study files (read-only, see their README and LICENSE): ``shared/data`` beside the
-# repository checkout, as in CI; ANNOTATOR_SHARED_DATA points elsewhere for other layouts.
-SHARED_DATA = Path(os.environ.get("ANNOTATOR_SHARED_DATA")
-                   or Path(__file__).resolve().parents[2] / "shared" / "data")
+# Real, published study files kept with the tests (tests/data/README.md: sources, licences,
+# attribution). Read-only: tests copy what they change into tmp_path.
+STUDY_DATA = Path(__file__).resolve().parent / "data"
+
+# Thresh's SALSA example (Heineman et al. 2023, Apache-2.0): annotations and typology.
+SALSA = STUDY_DATA / "thresh-salsa"
 
 # The InfoLossQA rating studies (Trienes et al. 2024, CC BY 4.0): their Label Studio
 # labeling configs and both raters' JSON-MIN exports of batch 1, per study.
-INFOLOSSQA = SHARED_DATA / "infolossqa-dev"
+INFOLOSSQA = STUDY_DATA / "infolossqa-dev"
 INFOLOSSQA_CONFIG = {s: INFOLOSSQA / "config" / f"label-studio-{s}.xml"
                      for s in ("accuracy", "recall")}
 INFOLOSSQA_FILES = {s: {r: INFOLOSSQA / f"eval-{s}-annotations" / f"batch1-{r}.json"

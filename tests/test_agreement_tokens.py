@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from pathlib import Path
 
 import krippendorff
 import numpy as np
@@ -15,11 +14,9 @@ import pytest
 from annotator.agreement.data import AgreementInput, Document, Edit, Span, Work
 from annotator.agreement.report import build_report
 from annotator.schemas import parse_schema
+from tests.helpers import SALSA as SALSA_EXAMPLE
 
-# the shared data folder sits beside the repository (found upwards from this file)
-SHARED = next(p / "shared" for p in Path(__file__).resolve().parents
-              if (p / "shared" / "data" / "thresh-salsa").is_dir())
-SALSA = SHARED / "data" / "thresh-salsa" / "salsa.json"
+SALSA = SALSA_EXAMPLE / "salsa.json"
 
 # The SALSA typology's edit types with the options of their first question (salsa.yml).
 SUBTYPES = {

@@ -16,10 +16,9 @@ import numpy as np
 
 from annotator.align.embeddings import Embedder, default_model_path
 from annotator.align.minilm import MiniLMEncoder, is_supported
+from tests.helpers import SALSA as SALSA_EXAMPLE
 
-SHARED = next(p / "shared" for p in Path(__file__).resolve().parents
-              if (p / "shared" / "data" / "thresh-salsa").is_dir())
-SALSA = SHARED / "data" / "thresh-salsa" / "salsa.json"
+SALSA = SALSA_EXAMPLE / "salsa.json"
 ROOT = Path(__file__).resolve().parents[1]
 
 

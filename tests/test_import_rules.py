@@ -245,9 +245,8 @@ def test_own_jsonl_refuses_unknown_keys_and_statuses_unless_ignored(env, tmp_pat
 
 
 def test_own_jsonl_round_trip_keeps_metadata_and_composite_edits(env, tmp_path):
-    from tests.helpers import SHARED_DATA
+    from tests.helpers import SALSA as salsa
 
-    salsa = SHARED_DATA / "thresh-salsa"
     assert run("project", "create", "a", "--schema", salsa / "salsa.yml").exit_code == 0
     assert run("import", "a", salsa / "salsa.json", "--format", "thresh").exit_code == 0
     first = tmp_path / "first.jsonl"

@@ -1,4 +1,4 @@
-"""The InfoLossQA rating studies (Trienes et al. 2024, CC BY 4.0; shared/data/infolossqa-dev)
+"""The InfoLossQA rating studies (Trienes et al. 2024, CC BY 4.0; tests/data/infolossqa-dev)
 imported as they were run: in batches, one Label Studio project per rater per batch, items
 spread over the batches and some re-rated in a later batch (the study's analysis keeps the
 later rating). Batch by batch with ``--update`` gives the same Randolph kappa per criterion

@@ -1,4 +1,4 @@
-"""The InfoLossQA span study (Trienes et al. 2024, CC BY 4.0; shared/data/infolossqa-dev:
+"""The InfoLossQA span study (Trienes et al. 2024, CC BY 4.0; tests/data/infolossqa-dev:
 one Thresh export per annotator and document) imported as a study is run: each annotator's
 documents spread over batch folders, one annotator joining late, some documents re-annotated
 in a later batch (a first version without its last edit, then the published one). Batch by
@@ -14,9 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from annotator.cli import main
-from tests.helpers import SHARED_DATA
+from tests.helpers import INFOLOSSQA
 
-INFOLOSSQA = SHARED_DATA / "infolossqa-dev"
 SCHEMA = INFOLOSSQA / "config" / "thresh.yml"
 ANNOTATORS = ("karim", "kathryn", "keziah")
 PATTERN = "annotations-{annotator}/*.json"
@@ -95,7 +94,7 @@ def projects(env, tmp_path):
 def test_thresh_batches_with_a_late_annotator_equal_the_published_files(projects):
     assert spans("batches") == spans("whole")
     source = spans("batches")["source"]["exact"]
-    # shared/data/infolossqa-dev/README.md: exact F1 macro with every evidence span.
+    # tests/data/infolossqa-dev/README.md: exact F1 macro with every evidence span.
     assert round(source["macro"]["value"], 4) == 0.1599
     run("export", "batches", "--format", "thresh", "--out", projects / "out")
     run("export", "whole", "--format", "thresh", "--out", projects / "out-whole")

@@ -1,5 +1,5 @@
 """A real Label Studio study brought in: the InfoLossQA rating studies (Trienes et al. 2024,
-CC BY 4.0; shared/data/infolossqa-dev), their labeling configs as schemas, both raters'
+CC BY 4.0; tests/data/infolossqa-dev), their labeling configs as schemas, both raters'
 JSON-MIN exports of batch 1, Randolph's kappa per criterion, and the way back out."""
 
 import json

@@ -1,4 +1,4 @@
-"""Done-when checks on real, published study files (read-only; see shared/data/*/README.md).
+"""Done-when checks on real, published study files (read-only; see tests/data/*/README.md).
 
 - InfoLossQA development data (Trienes et al. 2024, CC BY 4.0): 68 documents, one Thresh
   export per annotator and document, three annotators, two per document. It imports as it
@@ -28,12 +28,10 @@ from annotator.cli import main
 from annotator.config import Config
 from annotator.db import Database
 from annotator.models import Assignment, Edit, User
-from tests.helpers import SHARED_DATA
+from tests.helpers import INFOLOSSQA, SALSA
 
-INFOLOSSQA = SHARED_DATA / "infolossqa-dev"
-SALSA = SHARED_DATA / "thresh-salsa"
 ANNOTATORS = ("karim", "kathryn", "keziah")
-# shared/data/infolossqa-dev/README.md, "Reference figures for these 68 documents".
+# tests/data/infolossqa-dev/README.md, "Reference figures for these 68 documents".
 REFERENCE = {
     "first": {"exact": (0.1923, 0.1464, 0.1694), "partial": (0.3590, 0.3473, 0.3531),
               "alpha": 0.5359},

@@ -4,8 +4,6 @@ file)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from annotator.adjudication.grouping import EditView
@@ -13,8 +11,9 @@ from annotator.adjudication.rules import AutoRules, decide_unit
 from annotator.annotate.store import ValidationFailed, validate_fields
 from annotator.schemas import field_applies
 from annotator.schemas.thresh_typology import parse_typology
+from tests.helpers import SALSA as SALSA_EXAMPLE
 
-SALSA = Path(__file__).resolve().parents[2] / "shared" / "data" / "thresh-salsa" / "salsa.yml"
+SALSA = SALSA_EXAMPLE / "salsa.yml"
 SOURCE = "The drug lowered blood pressure in most patients ."
 TARGET = "The drug lowered blood pressure ."
 INFO = "substitution_info_change"

@@ -1,5 +1,5 @@
 """The "done when" of issue 32, against a real Label Studio server with a real study: the
-InfoLossQA development slice (shared/data/infolossqa-dev: 136 Thresh records by three
+InfoLossQA development slice (tests/data/infolossqa-dev: 136 Thresh records by three
 annotators, 652 edits, 18 of them document-level comments Label Studio cannot hold) in a
 project made from the authors' own typology.
 
@@ -28,14 +28,13 @@ from annotator.cli import main
 from annotator.models import Assignment, Document, Edit, User
 from annotator.study.accounts import create_user
 from tests import test_labelstudio_live as live
-from tests.helpers import SHARED_DATA
+from tests.helpers import INFOLOSSQA
 from tests.test_labelstudio_live import _tasks, run
 
 server = live.server  # the live tests' server fixture: one server for every module
 
 pytestmark = pytest.mark.labelstudio
 
-INFOLOSSQA = SHARED_DATA / "infolossqa-dev"
 PEOPLE = ("karim", "kathryn", "keziah")
 DRAFTER = "karim"  # joins Label Studio through the invite link and saves a draft there
 

@@ -1,5 +1,5 @@
 """Pre-highlights depend on a pair's texts, never on how the study brought them in: real
-InfoLossQA pairs (shared/data/infolossqa-dev, as they are) imported in two batches, the
+InfoLossQA pairs (tests/data/infolossqa-dev, as they are) imported in two batches, the
 second late and in another order and with one abstract again under another id (two systems
 with identical output), give every document the suggestions that one import of the whole
 set gives, and the identical texts the same suggestions under both ids. Real MiniLM model,

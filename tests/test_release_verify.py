@@ -4,6 +4,7 @@ file with the manifest's sha256, for a release in the database and for an export
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from click.testing import CliRunner
 from sqlalchemy import text
@@ -131,3 +132,14 @@ def test_release_page_shows_the_mismatch_and_download_is_refused(
     assert refused.status_code == 409 and b"download refused" in refused.data
     assert client.get(f"/projects/{pid}/releases/v1.zip").status_code == 409
     assert client.get(f"/projects/{pid}/releases/v1/gold.jsonl").status_code == 200
+
+
+def test_verify_usage_names_the_two_forms_it_accepts():
+    """The help (and the README's command table made from it) shows PROJECT VERSION or
+    --folder DIR, never both together: the command refuses that (above)."""
+    shown = CliRunner().invoke(main, ["release", "verify", "--help"])
+    assert shown.exit_code == 0
+    assert "release verify (PROJECT VERSION | --folder DIR)\n" in shown.output
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "`annotator release verify (PROJECT VERSION \\| --folder DIR)`" in readme
+    assert "release verify PROJECT VERSION [--folder" not in readme

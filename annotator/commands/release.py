@@ -96,10 +96,19 @@ def list_command(project_name):
         click.echo(f"no release of {project_name} yet")
 
 
-@release.command("verify")
+class VerifyCommand(click.Command):
+    """Its usage line names the two exclusive forms, so neither the help nor the README's
+    command table (scripts/command_table.py) shows a combination the command refuses, as
+    ``verify PROJECT VERSION [--folder FOLDER]`` did."""
+
+    def collect_usage_pieces(self, ctx):
+        return ["(PROJECT VERSION | --folder DIR)"]
+
+
+@release.command("verify", cls=VerifyCommand)
 @click.argument("project_name", metavar="PROJECT", required=False)
 @click.argument("version", metavar="VERSION", required=False)
-@click.option("--folder", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--folder", metavar="DIR", type=click.Path(file_okay=False, path_type=Path),
               help="Verify an exported release folder instead (no database needed).")
 def verify(project_name, version, folder):
     """Compare every file of release VERSION of PROJECT (or of an exported --folder) with the
