@@ -77,9 +77,15 @@ def test_the_pre_highlighters_output_is_read_as_it_is_written(tmp_path):
     found = read_detections(aligned, {"trailing": "deletion"})
     written = [json.loads(line) for line in result.output.splitlines()]
     assert sorted(found.spans) == sorted(r["id"] for r in written)
-    expected = sum(len(s["source_spans"]) + len(s["target_spans"])
+    # each span once per kind its box carries (two-kind boxes: both, each with its score)
+    expected = sum((len(s["source_spans"]) + len(s["target_spans"]))
+                   * len(s.get("kind_scores") or [s["kind"]])
                    for r in written for s in r["suggestions"])
     assert sum(len(v) for v in found.spans.values()) == expected > 0
+    two = [(r["id"], s) for r in written for s in r["suggestions"] if s.get("kind_scores")]
+    for doc_id, suggestion in two:
+        for kind, score in suggestion["kind_scores"].items():
+            assert any(d.kind == kind and d.score == score for d in found.spans[doc_id])
 
 
 @pytest.mark.parametrize("row, field", [
@@ -126,3 +132,16 @@ def test_a_real_release_against_its_own_pre_highlights(env, database, adjudicate
     assert row["exact"]["tp"] + row["exact"]["fn"] == gold_spans
     text = CliRunner().invoke(main, ["eval", "detectors", str(folder), str(aligned)]).output
     assert "documents deletion:" in text and "spans deletion (source)" in text
+
+
+def test_a_two_kind_box_counts_for_each_kind_with_its_own_score(tmp_path):
+    detections = _write(tmp_path / "det.jsonl", [{"id": "d1", "suggestions": [
+        {"kind": "oversimplification", "source_spans": [[18, 27]], "target_spans": [],
+         "score": 0.7, "kind_scores": {"oversimplification": 0.7, "deletion": 0.4}}]}])
+    found = read_detections(detections, {})
+    assert sorted((d.kind, d.score) for d in found.spans["d1"]) == [
+        ("deletion", 0.4), ("oversimplification", 0.7)]
+    report = evaluate_detector(GOLD, found, threshold=0.3)
+    deletion = next(r for r in report["spans"] if (r["kind"], r["side"]) == ("deletion",
+                                                                             "source"))
+    assert deletion["exact"]["tp"] == 1  # the gold deletion [18, 27) of d1

@@ -1,7 +1,8 @@
 """A detector's spans and document scores judged against a release's gold (pure).
 
 The detector is a pre-highlighter (``annotator align`` output: ``{"id", "suggestions":
-[{"kind", "source_spans", "target_spans", "score"}]}``) or any tool writing
+[{"kind", "source_spans", "target_spans", "score", "kind_scores"}]}``, a box carrying two
+kinds counted for each with its own score) or any tool writing
 ``{"document_id", "spans": [{"kind", "side", "start", "end", "score"}], "scores": {kind: s}}``
 per line. Against the gold edits of each kind:
 
@@ -69,6 +70,20 @@ def _score(value: Any, name: str, line: int, where: str, problems: list[Problem]
     return float(value)
 
 
+def _kinds_of(suggestion: dict, i: int, name: str, line: int,
+              problems: list[Problem]) -> list[tuple[str, float]]:
+    """(kind, score) a suggestion detects: its kind and score, or, for a box carrying two
+    kinds (``kind_scores``, the pre-highlighter's "oversimplification or deletion"), each
+    kind with its own probability: such a box counts for both, as in the project's
+    pre-highlight measure."""
+    two = suggestion.get("kind_scores")
+    if isinstance(two, dict) and two:
+        return [(str(kind), _score(value, name, line, f"suggestions[{i}].kind_scores.{kind}",
+                                   problems)) for kind, value in two.items()]
+    return [(str(suggestion.get("kind")),
+             _score(suggestion.get("score"), name, line, f"suggestions[{i}].score", problems))]
+
+
 def read_detections(path: Path, kind_map: dict[str, str]) -> Detections:
     """Every line of a detections file; kinds renamed by ``kind_map``; problems name
     FILE:LINE and the field."""
@@ -92,13 +107,13 @@ def read_detections(path: Path, kind_map: dict[str, str]) -> Detections:
                                         + got(suggestions)))
                 continue
             for i, s in enumerate(suggestions):
-                kind = kind_map.get(str(s.get("kind")), str(s.get("kind")))
-                score = _score(s.get("score"), name, line, f"suggestions[{i}].score", problems)
+                scored = _kinds_of(s, i, name, line, problems)
                 for side in SIDES:
                     for j, pair in enumerate(s.get(f"{side}_spans") or []):
                         if _span(pair, name, line, f"suggestions[{i}].{side}_spans[{j}]",
                                  problems):
-                            spans.append(Detection(kind, side, pair[0], pair[1], score))
+                            spans += [Detection(kind_map.get(kind, kind), side, pair[0],
+                                                pair[1], score) for kind, score in scored]
             continue
         if not isinstance(row.get("spans") or [], list):
             problems.append(Problem(name, line, "spans", "must be a list" + got(row["spans"])))
