@@ -209,6 +209,15 @@ def test_next_free_version_skips_taken_names():
     assert next_free_version([], {"v1.0"}) == "v1.1"
 
 
+def test_next_free_version_ends_on_any_versions():
+    """Versions from rows changed by hand (a poisoned release job) or at the length limit:
+    an answer, never an endless search (it hung the releases page)."""
+    assert next_free_version(["bad version!", "v3"], set()) == "v4"
+    assert next_free_version(["bad version!"], set()) == "v1.0"
+    assert next_free_version(["v" + "9" * 63], set()) == ""  # v1000... is too long
+    assert next_free_version(["x" * 64], set()) == ""
+
+
 def test_stored_times_go_out_as_time_elements_in_utc():
     naive = datetime(2026, 11, 27, 22, 5, 9)  # SQLite keeps no offset: UTC
     assert str(local_time(naive)) == \

@@ -38,18 +38,24 @@ def next_free_version(newest_first: list[str], taken: set[str]) -> str:
     """The version the releases page suggests: the newest version with its last number
     raised by one (``v1.0`` -> ``v1.1``, ``v2`` -> ``v3``, ``2026-05`` -> ``2026-06``;
     ``.1`` appended when it has none), raised again while taken (stored or being built);
-    ``v1.0`` for a project without one (issue 43: the page kept suggesting ``v1.0``)."""
-    base = newest_first[0] if newest_first else FIRST_VERSION
+    ``v1.0`` for a project without one (issue 43: the page kept suggesting ``v1.0``).
+    Versions that are not valid (a job row changed by hand) are passed over; "" when no
+    valid version follows (the field is then left empty)."""
+    newest = next((v for v in newest_first if valid_version(v)), None)
+    base = newest or FIRST_VERSION
     match = re.search(r"(\d+)(?!.*\d)", base)
     if match is None:
         base, match = f"{base}.0", re.search(r"(\d+)$", f"{base}.0")
     head, digits, tail = base[:match.start()], match.group(1), base[match.end():]
-    number = int(digits) if newest_first else int(digits) - 1
-    while True:
+    number = int(digits) if newest else int(digits) - 1
+    # Bounded: a version near the length limit can only grow past it (v999... -> v1000...),
+    # and taken versions are finitely many; with no valid candidate the page suggests none.
+    for _ in range(len(taken) + 100):
         number += 1
         candidate = f"{head}{str(number).zfill(len(digits))}{tail}"
         if candidate not in taken and valid_version(candidate):
             return candidate
+    return ""
 
 
 def project_folder(exports_path: Path, project_slug: str) -> Path:
