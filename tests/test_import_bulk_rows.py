@@ -1,8 +1,8 @@
 """Issue 44 (item 5): `annotator import` writes new documents straight into the documents
 table, in batches, instead of as ORM objects one by one. The rows must be the ones the ORM
 wrote: same texts, metadata, sentence offsets and pairs, positions, version counter, and
-NULL where the ORM wrote NULL and JSON ``null`` where it wrote that. Runs on a real SQLite file, and on
-PostgreSQL with ANNOTATOR_TEST_POSTGRES_URL."""
+NULL where the ORM wrote NULL and JSON ``null`` where it wrote that. Runs on a real SQLite
+file, and on PostgreSQL with ANNOTATOR_TEST_POSTGRES_URL."""
 
 from __future__ import annotations
 
