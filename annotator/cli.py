@@ -29,7 +29,7 @@ COMMANDS = {
     "demo": ("annotator.commands.serve", "demo",
              "Create the demo projects, two with a study under way, and serve them."),
     "serve": ("annotator.commands.serve", "serve",
-              "Serve the web app (login, annotation, project pages)."),
+              "Serve the web app (login, annotation, project pages) under gunicorn."),
     "worker": ("annotator.commands.worker", "worker",
                "Run background jobs: pre-highlighting, refits, queue refreshes, releases."),
     "prehighlight": ("annotator.commands.prehighlight", "prehighlight",

@@ -64,7 +64,9 @@ def test_a_document_import_loads_no_reader_sdk_migration_tool_or_adjudication(tm
     """`annotator import PROJECT docs.jsonl` on a migrated database (issue 32: its start-up
     was 0.59 s of 0.99 s for 1,000 documents; benchmarks/bench_import_labelstudio.py):
     label-studio-sdk (the annotation readers), Alembic (the database is at the head) and
-    the adjudication computation with numpy (nothing to recompute) stay unloaded."""
+    the adjudication computation with numpy (nothing to recompute) stay unloaded; and
+    (issue 44) the schema reader with PyYAML (the project is only looked up) and the
+    assignment module (`annotator assign`'s)."""
     database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
     (tmp_path / "docs.jsonl").write_text(
         '{"id": "d1", "source": "Mice got 5 mg.", "target": "Mice got a drug."}\n')
@@ -78,7 +80,8 @@ def test_a_document_import_loads_no_reader_sdk_migration_tool_or_adjudication(tm
               "except SystemExit as exc:\n"
               "    assert not exc.code, exc.code\n"
               "print(json.dumps([m for m in ('label_studio_sdk', 'alembic', 'numpy',\n"
-              "    'annotator.adjudication.overview', 'sqlalchemy.dialects.postgresql')\n"
+              "    'annotator.adjudication.overview', 'sqlalchemy.dialects.postgresql',\n"
+              "    'yaml', 'annotator.schemas', 'annotator.annotate.assignment')\n"
               "    if m in sys.modules]))\n")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             check=True, env={**os.environ, **env})

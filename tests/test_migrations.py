@@ -106,6 +106,22 @@ def test_the_head_read_from_the_files_is_alembics(database_url):
     db.dispose()
 
 
+def test_the_revision_lines_are_read_as_alembic_writes_them():
+    """Start-up reads only the ``revision`` / ``down_revision`` lines of each version file
+    (issue 44); Alembic's own spellings, and a merge's tuple over several lines (the whole
+    file is parsed then), give the values the file declares."""
+    from annotator.migrations import _declared_revisions
+
+    assert _declared_revisions(
+        '"""Doc.\n\nRevision ID: 0011\n"""\nrevision: str = "0011"\n'
+        "down_revision: Union[str, None] = '0010_x'\nbranch_labels = None\n"
+    ) == {"revision": "0011", "down_revision": "0010_x"}
+    merged = _declared_revisions(
+        "revision = 'm'\ndown_revision = (\n    '0011_a',\n    '0011_b',\n)\n"
+        "def upgrade():\n    pass\n")
+    assert (merged["revision"], merged["down_revision"]) == ("m", ("0011_a", "0011_b"))
+
+
 def test_processes_starting_at_once_on_an_empty_database_migrate_one_at_a_time(
         database_url, tmp_path):
     """Four `annotator init` at once on a database never migrated (two servers and workers

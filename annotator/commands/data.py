@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from annotator.annotate.assignment import AssignmentError, assign_documents
 from annotator.commands import fail, open_database, progress_bar, project_or_exit
 from annotator.core.problems import MAX_PROBLEMS_SHOWN
 from annotator.core.records import FORMATS
@@ -244,6 +243,8 @@ def assign(project_name, annotators, per_document):
     Running it again only tops up documents that have fewer than N annotators (for
     example after a new import); existing assignments are never moved.
     """
+    from annotator.annotate.assignment import AssignmentError, assign_documents
+
     database = open_database()
     names = [n.strip() for n in annotators.split(",") if n.strip()] if annotators else None
     try:

@@ -248,8 +248,9 @@ def validate_rows(
     problems = list(problems or [])
     records: list[DocumentRecord] = []
     first_line: dict[str, int] = {}
+    max_chars = current_limits().max_text_chars  # read once per file, not per text
     for line, row in rows:
-        record = _validate_row(row, line, name, problems)
+        record = _validate_row(row, line, name, problems, max_chars)
         if record is None:
             continue
         if record.external_id in first_line:
@@ -266,7 +267,7 @@ def validate_rows(
     return records
 
 
-def _validate_row(row: Any, line: int, name: str, problems: list[Problem]):
+def _validate_row(row: Any, line: int, name: str, problems: list[Problem], max_chars: int):
     def bad(field_name: str | None, message: str):
         problems.append(Problem(name, line, field_name, message))
 
@@ -293,12 +294,12 @@ def _validate_row(row: Any, line: int, name: str, problems: list[Problem]):
         bad(*found)
 
     if "sentences" in row:
-        source, target, pairs, src_sents, tgt_sents = _sentence_list(row, bad)
+        source, target, pairs, src_sents, tgt_sents = _sentence_list(row, bad, max_chars)
         if "source" in row or "target" in row:
             bad("sentences", "give either 'sentences' or 'source'/'target', not both")
     else:
-        source = _text(row, "source", bad)
-        target = _text(row, "target", bad)
+        source = _text(row, "source", bad, max_chars)
+        target = _text(row, "target", bad, max_chars)
         pairs = None
         src_sents = _offsets(row, "source_sentences", source, bad)
         tgt_sents = _offsets(row, "target_sentences", target, bad)
@@ -310,18 +311,20 @@ def _validate_row(row: Any, line: int, name: str, problems: list[Problem]):
     )
 
 
-def _text(row: dict, key: str, bad) -> str:
+def _text(row: dict, key: str, bad, max_chars: int) -> str:
     value = row.get(key)
-    problem = text_problem(value)
+    problem = text_problem(value, max_chars)
     if problem is None:
         return value
     bad(key, problem)
     return ""
 
 
-def text_problem(value: Any) -> str | None:
+def text_problem(value: Any, max_chars: int | None = None) -> str | None:
     """Why ``value`` cannot be the original or the simplification of a document pair, or
-    None: the one rule for document files and for annotation files that carry their texts."""
+    None: the one rule for document files and for annotation files that carry their texts.
+    ``max_chars``: the ANNOTATOR_MAX_TEXT_CHARS limit when the caller read it already (once
+    per file: reading the environment for every text was a tenth of an import's time)."""
     if value is None:
         return "required"
     if not isinstance(value, str):
@@ -330,7 +333,7 @@ def text_problem(value: Any) -> str | None:
         return "must not be empty"
     if "\x00" in value:
         return "contains a NUL character"
-    limit = current_limits().max_text_chars
+    limit = current_limits().max_text_chars if max_chars is None else max_chars
     if len(value) > limit:
         return (f"{len(value):,} characters, more than the limit of {limit:,} "
                 "(ANNOTATOR_MAX_TEXT_CHARS)")
@@ -364,7 +367,7 @@ def _offsets(row: dict, key: str, text: str, bad):
     return spans
 
 
-def _sentence_list(row: dict, bad):
+def _sentence_list(row: dict, bad, max_chars: int):
     value = row["sentences"]
     if not isinstance(value, list) or not value:
         bad("sentences", "must be a non-empty list of {source, target} pairs")
@@ -374,8 +377,8 @@ def _sentence_list(row: dict, bad):
         if not isinstance(pair, dict):
             bad(f"sentences[{i}]", "must be an object with source and target")
             continue
-        s = _text(pair, "source", lambda f, m, i=i: bad(f"sentences[{i}].{f}", m))
-        t = _text(pair, "target", lambda f, m, i=i: bad(f"sentences[{i}].{f}", m))
+        s = _text(pair, "source", lambda f, m, i=i: bad(f"sentences[{i}].{f}", m), max_chars)
+        t = _text(pair, "target", lambda f, m, i=i: bad(f"sentences[{i}].{f}", m), max_chars)
         sources.append(s.strip())
         targets.append(t.strip())
     source, src_sents = _join(sources)

@@ -25,33 +25,46 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 CORRELATIONS = ("pearson", "spearman", "kendall_b", "kendall_c")
 
 
 def pearson(human: np.ndarray, metric: np.ndarray) -> float:
-    return _finite(stats.pearsonr(human, metric).statistic) if _varies(human, metric) else math.nan
+    if not _varies(human, metric):
+        return math.nan
+    return _finite(_stats().pearsonr(human, metric).statistic)
 
 
 def spearman(human: np.ndarray, metric: np.ndarray) -> float:
-    return _finite(stats.spearmanr(human, metric).statistic) if _varies(human, metric) else math.nan
+    if not _varies(human, metric):
+        return math.nan
+    return _finite(_stats().spearmanr(human, metric).statistic)
 
 
 def kendall_b(human: np.ndarray, metric: np.ndarray) -> float:
     if not _varies(human, metric):
         return math.nan
-    return _finite(stats.kendalltau(human, metric, variant="b").statistic)
+    return _finite(_stats().kendalltau(human, metric, variant="b").statistic)
 
 
 def kendall_c(human: np.ndarray, metric: np.ndarray) -> float:
     if not _varies(human, metric):
         return math.nan
-    return _finite(stats.kendalltau(human, metric, variant="c").statistic)
+    return _finite(_stats().kendalltau(human, metric, variant="c").statistic)
 
 
 STATISTIC = {"pearson": pearson, "spearman": spearman, "kendall_b": kendall_b,
              "kendall_c": kendall_c}
+
+
+def _stats():
+    """``scipy.stats``, imported on first use: the web app loads this module (the releases'
+    metric page) but computes a correlation only when a lead asks, and scipy costs ~1 s of
+    every server's start-up (tests/test_cli_startup.py)."""
+    # Late: start-up time (docstring).
+    from scipy import stats
+
+    return stats
 
 
 def _varies(*columns: np.ndarray) -> bool:
@@ -138,7 +151,7 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, fl
     if denominator <= 0:
         return math.nan, math.nan
     t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23) / denominator)
-    return t, float(2 * stats.t.sf(abs(t), n - 3))
+    return t, float(2 * _stats().t.sf(abs(t), n - 3))
 
 
 def holm_bonferroni(p_values: list[float]) -> list[float]:

@@ -124,4 +124,11 @@ def find_user(session: Session, username: str) -> User | None:
     return session.scalar(select(User).where(User.username == username))
 
 
-_DUMMY_HASH = generate_password_hash("not-a-real-password")
+# What a wrong username is checked against, so it takes as long as a wrong password: the
+# hash of a random password nobody knows, made once with Werkzeug's default method (the
+# one generate_password_hash gives every account; tests/test_accounts_dummy_hash.py checks
+# they agree). A constant, not computed at import: one scrypt is ~0.1 s of every command
+# that loads this module (`annotator project create`, issue 44).
+_DUMMY_HASH = ("scrypt:32768:8:1$dOxOUDNhuNXIzXgF$622d0bff84ab43fedd7975a85df0a9d2447d0372"
+               "689d11680c48c3e5f93c97e15e1a51ba9a4172bc595ed235d801e836bd551803a5fa33367"
+               "2e161fb3a74a3e8")

@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from annotator.core.safe_paths import project_slug
 from annotator.models import Project, ProjectMember, User
-from annotator.schemas import Schema, load_schema
-
-# A project's schema is parsed where schemas are read; its importers keep finding it here.
-from annotator.schemas.files import project_schema  # noqa: F401
 from annotator.study import audit
+
+if TYPE_CHECKING:
+    from annotator.schemas import Schema
+
+
+def __getattr__(name: str):
+    """``project_schema``: a project's schema is parsed where schemas are read
+    (``annotator.schemas.files``); its importers keep finding it here. Loaded on first use
+    (PEP 562): the schema reader with PyYAML costs ~20 ms that `annotator import`, which
+    only looks a project up, does not need (benchmarks/bench_import_labelstudio.py)."""
+    if name == "project_schema":
+        # Late: start-up time of `annotator import` (docstring).
+        from annotator.schemas.files import project_schema
+
+        return project_schema
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ProjectError(ValueError):
@@ -40,6 +54,9 @@ def create_project(
                            f"{clash!r}; choose a name that differs in letters or digits")
     # A name or file is read here (raises SchemaError with file/key/expected); a Schema
     # comes already read (an upload on the web page).
+    # Late: the schema reader and PyYAML, only where a project is made (module __getattr__).
+    from annotator.schemas import Schema, load_schema
+
     loaded = schema if isinstance(schema, Schema) else load_schema(schema)
     project = Project(
         name=name,
