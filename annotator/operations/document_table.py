@@ -3,9 +3,18 @@ agreement, open decisions, time), with search, filters and sort, in the spirit o
 Studio's data manager.
 
 A document's status follows the data flow: 'unassigned' (nobody holds it), 'not started',
-'in progress', 'ready' (every original annotator marked it done: waiting for adjudication)
-and 'adjudicated'. Agreement and open decisions come from the stored adjudication queue
-(each entry is :func:`annotator.adjudication.overview.document_entry`), so both pages agree.
+'in progress', 'skipped' (every original annotator skipped it), 'partly skipped' (every
+original annotator is done or skipped it, at least one skipped), 'ready' (every original
+annotator marked it done: waiting for adjudication) and 'adjudicated'. Tie-break
+assignments (a third annotator rating disputed items) do not count towards the status.
+Agreement and open decisions come from the stored adjudication queue (each entry is
+:func:`annotator.adjudication.overview.document_entry`), so both pages agree.
+
+Everything is computed in the database (issue 44: a 100,000-document study on
+PostgreSQL): the status is a CASE over per-document aggregates of the assignments, the
+counts one GROUP BY, filter, sort and page are SQL, and only the shown page's documents
+(at most one page) are loaded with their holders. No statement carries a list of ids that
+grows with the project (PostgreSQL refuses more than 65,535 parameters).
 """
 
 from __future__ import annotations
@@ -13,21 +22,24 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from sqlalchemy import select
+from sqlalchemy import and_, case, exists, func, literal, or_, select
 from sqlalchemy.orm import Session
+from sqlalchemy.sql import Select
 
-from annotator.adjudication.store import tiebreak_assignment_ids
 from annotator.models import (
     AdjudicationQueueEntry,
     AdjudicationState,
     Assignment,
     Document,
     Project,
+    TieBreakRequest,
     User,
 )
 
-STATUSES = ("unassigned", "not started", "in progress", "ready", "adjudicated")
+STATUSES = ("unassigned", "not started", "in progress", "skipped", "partly skipped", "ready",
+            "adjudicated")
 SORTS = ("position", "document", "status", "annotators", "agreement", "open", "time")
+SCORED = ("ready", "adjudicated")  # the statuses whose row shows agreement and open decisions
 
 
 @dataclass
@@ -44,89 +56,174 @@ class DocumentRow:
         return [h["username"] for h in self.holders]
 
 
-def _status(holders: list[dict], adjudication: str | None) -> str:
-    if adjudication == "complete":
-        return "adjudicated"
-    originals = [h for h in holders if not h["tiebreak"]]
-    if not originals:
-        return "unassigned"
-    if all(h["status"] == "done" for h in originals):
-        return "ready"
-    if all(h["status"] == "assigned" for h in originals):
-        return "not started"
-    return "in progress"
+@dataclass
+class DocumentPage:
+    rows: list[DocumentRow]  # the shown page, in order
+    matching: int  # documents that pass search and filters
+    total: int  # documents of the project
+    counts: dict[str, int]  # documents per status, over the whole project
+    page: int
+    pages: int
 
 
-def document_rows(session: Session, project: Project) -> list[DocumentRow]:
-    """Every document of the project with its row (document order), without the scores
-    (see :func:`add_scores`)."""
-    documents = session.scalars(select(Document).where(Document.project_id == project.id)
-                                .order_by(Document.position, Document.id)).all()
+def _is_tiebreak():
+    """True for an assignment a tie-break request routed to a third annotator."""
+    return exists().where(TieBreakRequest.assignment_id == Assignment.id)
+
+
+def _per_document(project_id: int):
+    """One row per document holding an assignment: original (non tie-break) assignments
+    by status, and the time of every assignment (tie-breaks included, as the page shows)."""
+    original = ~_is_tiebreak()
+
+    def count_of(condition):
+        return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
+
+    return (select(Assignment.document_id.label("document_id"),
+                   count_of(original).label("originals"),
+                   count_of(and_(original, Assignment.status == "done")).label("done"),
+                   count_of(and_(original, Assignment.status == "assigned")).label("fresh"),
+                   count_of(and_(original, Assignment.status == "skipped")).label("skipped"),
+                   func.coalesce(func.sum(Assignment.seconds_spent), 0.0).label("seconds"))
+            .join(Document, Document.id == Assignment.document_id)
+            .where(Document.project_id == project_id)
+            .group_by(Assignment.document_id).subquery("per_document"))
+
+
+def _status_case(per, adjudication):
+    """The status of :data:`STATUSES` from the aggregates, in the order the rules are
+    checked: adjudicated, unassigned, ready, not started, skipped, partly skipped."""
+    originals = func.coalesce(per.c.originals, 0)
+    return case(
+        (adjudication.c.status == "complete", "adjudicated"),
+        (originals == 0, "unassigned"),
+        (per.c.done == originals, "ready"),
+        (per.c.fresh == originals, "not started"),
+        (per.c.skipped == originals, "skipped"),
+        (and_(per.c.skipped > 0, per.c.done + per.c.skipped == originals), "partly skipped"),
+        else_="in progress")
+
+
+def _table(session: Session, project: Project):
+    """The project's documents as one SQL row each (id, position, external_id, status,
+    seconds, agreement, open_total), as a subquery to filter, count and sort."""
+    per = _per_document(project.id)
+    adjudication = AdjudicationState.__table__.alias("adjudication")
+    base = (select(Document.id.label("id"), Document.position.label("position"),
+                   Document.external_id.label("external_id"),
+                   _status_case(per, adjudication).label("status"),
+                   func.coalesce(per.c.seconds, 0.0).label("seconds"))
+            .select_from(Document)
+            .outerjoin(per, per.c.document_id == Document.id)
+            .outerjoin(adjudication, adjudication.c.document_id == Document.id)
+            .where(Document.project_id == project.id)).subquery("base")
+    queue = AdjudicationQueueEntry.__table__.alias("queue")
+    scored = base.c.status.in_(SCORED)
+    return (select(*base.c, case((scored, queue.c.agreement)).label("agreement"),
+                   case((scored, queue.c.open_total)).label("open_total"))
+            .select_from(base)
+            .outerjoin(queue, and_(queue.c.document_id == base.c.id,
+                                   queue.c.project_id == project.id,
+                                   queue.c.ready.is_(True), queue.c.stale.is_(False)))
+            ).subquery("document_table")
+
+
+def _annotators_key(session: Session, table):
+    """Every holder's username (tie-breaks included), in order, joined by ', ': the
+    'annotators' sort key. Compared code point by code point as Python compares strings
+    (the "C" collation on PostgreSQL; SQLite compares bytes of UTF-8, the same order)."""
+    names = (select(User.username.label("name")).join(Assignment, Assignment.user_id == User.id)
+             .where(Assignment.document_id == table.c.id).correlate(table))
+    if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import aggregate_order_by
+
+        joined = names.with_only_columns(func.string_agg(
+            User.username, aggregate_order_by(literal(", "), User.username.collate("C"))))
+        return func.coalesce(joined.scalar_subquery(), "").collate("C")
+    # SQLite 3.40 has no ORDER BY inside group_concat: it concatenates in the order of an
+    # ordered subquery (the behaviour SQLite keeps for a plain subquery scan).
+    inner = names.order_by(User.username).subquery()
+    return func.coalesce(select(func.group_concat(inner.c.name, ", ")).scalar_subquery(), "")
+
+
+def _filtered(session: Session, project: Project, table, *, search: str, status: str,
+              annotator: str) -> Select:
+    query = select(table.c.id).select_from(table)
+    needle = search.strip().lower()
+    if needle:
+        document = Document.__table__.alias("searched")
+        query = query.join(document, document.c.id == table.c.id).where(or_(
+            func.lower(document.c.external_id).contains(needle, autoescape=True),
+            func.lower(document.c.source).contains(needle, autoescape=True),
+            func.lower(document.c.target).contains(needle, autoescape=True)))
+    if status:
+        query = query.where(table.c.status == status)
+    if annotator:
+        query = query.where(exists().where(
+            Assignment.document_id == table.c.id, Assignment.user_id == User.id,
+            User.username == annotator))
+    return query
+
+
+def _order(session: Session, table, sort: str, descending: bool) -> list:
+    """ORDER BY of a sort column: documents without a value come last either way, ties in
+    document order (position, id) either way, as Python's stable sort kept them."""
+    keys = {
+        "position": None,
+        "document": func.lower(table.c.external_id),
+        "status": case({s: i for i, s in enumerate(STATUSES)}, value=table.c.status),
+        "annotators": _annotators_key(session, table),
+        "agreement": table.c.agreement,
+        "open": table.c.open_total,
+        "time": table.c.seconds,
+    }
+    key = keys.get(sort, None)
+    tail = [table.c.position, table.c.id]
+    if key is None:
+        return [column.desc() for column in tail] if descending else tail
+    return [case((key.is_(None), 1), else_=0), key.desc() if descending else key, *tail]
+
+
+def document_page(session: Session, project: Project, *, search: str = "", status: str = "",
+                  annotator: str = "", sort: str = "position", descending: bool = False,
+                  page: int = 1, page_size: int = 50) -> DocumentPage:
+    """One page of the data manager: search (document id or either text,
+    case-insensitive), filter by status and annotator, sort; counted and paged in SQL."""
+    table = _table(session, project)
+    counts = dict.fromkeys(STATUSES, 0)
+    counts.update(session.execute(select(table.c.status, func.count()).group_by(
+        table.c.status)).all())
+    filtered = _filtered(session, project, table, search=search, status=status,
+                         annotator=annotator)
+    matching = session.scalar(select(func.count()).select_from(filtered.subquery()))
+    pages = max(1, -(-matching // page_size))
+    page = min(max(1, page), pages)
+    shown = session.execute(
+        filtered.add_columns(table.c.status, table.c.seconds, table.c.agreement,
+                             table.c.open_total)
+        .order_by(*_order(session, table, sort, descending))
+        .limit(page_size).offset((page - 1) * page_size)).all()
+    return DocumentPage(rows=_rows(session, shown), matching=matching,
+                        total=sum(counts.values()), counts=counts, page=page, pages=pages)
+
+
+def _rows(session: Session, shown) -> list[DocumentRow]:
+    """The shown documents with their holders (ordered by username) and tie-break flags:
+    one query each over at most one page of ids."""
+    ids = [r.id for r in shown]
+    if not ids:
+        return []
+    documents = {d.id: d for d in session.scalars(select(Document).where(Document.id.in_(ids)))}
+    tiebreaks = set(session.scalars(select(TieBreakRequest.assignment_id).where(
+        TieBreakRequest.document_id.in_(ids))))
     holders: dict[int, list[dict]] = defaultdict(list)
-    seconds: dict[int, float] = defaultdict(float)
-    rows = session.execute(
-        select(Assignment.document_id, Assignment.id, Assignment.status,
-               Assignment.seconds_spent, User.username)
-        .join(User, User.id == Assignment.user_id).join(Document)
-        .where(Document.project_id == project.id).order_by(User.username)).all()
-    tiebreaks = tiebreak_assignment_ids(session, [d.id for d in documents]) if rows else set()
-    for document_id, assignment_id, status, spent, username in rows:
+    for document_id, assignment_id, status, username in session.execute(
+            select(Assignment.document_id, Assignment.id, Assignment.status, User.username)
+            .join(User, User.id == Assignment.user_id)
+            .where(Assignment.document_id.in_(ids)).order_by(User.username)):
         holders[document_id].append({"username": username, "status": status,
                                      "assignment_id": assignment_id,
                                      "tiebreak": assignment_id in tiebreaks})
-        seconds[document_id] += float(spent or 0.0)
-    adjudication = dict(session.execute(
-        select(AdjudicationState.document_id, AdjudicationState.status).join(Document)
-        .where(Document.project_id == project.id)).all())
-    return [DocumentRow(document=document,
-                        status=_status(holders[document.id], adjudication.get(document.id)),
-                        holders=holders[document.id], seconds=seconds[document.id])
-            for document in documents]
-
-
-def add_scores(session: Session, project: Project, rows: list[DocumentRow]) -> None:
-    """Fill agreement and open decisions of the ready and adjudicated rows from the stored
-    adjudication queue (:mod:`annotator.adjudication.queue`, kept current by every write),
-    the one computation the queue page and ``annotator adjudicate status`` read too. An
-    entry left stale (a failed recomputation) shows no figure until it is recomputed; the
-    queue page counts such entries."""
-    wanted = {r.document.id: r for r in rows if r.status in ("ready", "adjudicated")}
-    if not wanted:
-        return
-    stored = session.execute(select(
-        AdjudicationQueueEntry.document_id, AdjudicationQueueEntry.agreement,
-        AdjudicationQueueEntry.open_total).where(
-        AdjudicationQueueEntry.project_id == project.id, AdjudicationQueueEntry.ready.is_(True),
-        AdjudicationQueueEntry.stale.is_(False))).all()
-    for document_id, agreement, open_total in stored:
-        if document_id in wanted:
-            wanted[document_id].agreement = agreement
-            wanted[document_id].open_decisions = open_total
-
-
-def select_rows(rows: list[DocumentRow], *, search: str = "", status: str = "",
-                annotator: str = "", sort: str = "position",
-                descending: bool = False) -> list[DocumentRow]:
-    """Search (document id or either text, case-insensitive), filter, sort. Rows without a
-    value for the sort column (agreement before anyone finished) come last either way."""
-    needle = search.strip().casefold()
-    if needle:
-        rows = [r for r in rows if needle in r.document.external_id.casefold()
-                or needle in r.document.source.casefold() or needle in r.document.target.casefold()]
-    if status:
-        rows = [r for r in rows if r.status == status]
-    if annotator:
-        rows = [r for r in rows if annotator in r.annotators]
-    keys = {
-        "position": lambda r: (r.document.position, r.document.id),
-        "document": lambda r: r.document.external_id.casefold(),
-        "status": lambda r: STATUSES.index(r.status),
-        "annotators": lambda r: ", ".join(r.annotators),
-        "agreement": lambda r: r.agreement,
-        "open": lambda r: r.open_decisions,
-        "time": lambda r: r.seconds,
-    }
-    key = keys.get(sort, keys["position"])
-    present = [r for r in rows if key(r) is not None]
-    missing = [r for r in rows if key(r) is None]
-    return sorted(present, key=key, reverse=descending) + missing
+    return [DocumentRow(document=documents[r.id], status=r.status, holders=holders[r.id],
+                        agreement=r.agreement, open_decisions=r.open_total,
+                        seconds=float(r.seconds or 0.0)) for r in shown]
