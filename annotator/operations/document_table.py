@@ -22,9 +22,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from sqlalchemy import and_, case, exists, func, literal, or_, select
+from sqlalchemy import and_, case, exists, func, literal, or_, select, true
 from sqlalchemy.orm import Session
-from sqlalchemy.sql import Select
 
 from annotator.models import (
     AdjudicationQueueEntry,
@@ -66,28 +65,33 @@ class DocumentPage:
     pages: int
 
 
-def _is_tiebreak():
-    """True for an assignment a tie-break request routed to a third annotator."""
-    return exists().where(TieBreakRequest.assignment_id == Assignment.id)
-
-
-def _per_document(project_id: int):
+def _per_document(project_id: int, ids: list[int] | None = None):
     """One row per document holding an assignment: original (non tie-break) assignments
-    by status, and the time of every assignment (tie-breaks included, as the page shows)."""
-    original = ~_is_tiebreak()
+    by status, and the time of every assignment (tie-breaks included, as the page shows).
+    Tie-break assignments come from one outer join (an EXISTS in each sum cost a probe per
+    assignment and sum)."""
+    tiebreaks = (select(TieBreakRequest.assignment_id.label("assignment_id"))
+                 .where(TieBreakRequest.document_id.in_(
+                     select(Document.id).where(Document.project_id == project_id)))
+                 .distinct().subquery("tiebreaks"))
+    original = tiebreaks.c.assignment_id.is_(None)
 
     def count_of(condition):
         return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
 
-    return (select(Assignment.document_id.label("document_id"),
-                   count_of(original).label("originals"),
-                   count_of(and_(original, Assignment.status == "done")).label("done"),
-                   count_of(and_(original, Assignment.status == "assigned")).label("fresh"),
-                   count_of(and_(original, Assignment.status == "skipped")).label("skipped"),
-                   func.coalesce(func.sum(Assignment.seconds_spent), 0.0).label("seconds"))
-            .join(Document, Document.id == Assignment.document_id)
-            .where(Document.project_id == project_id)
-            .group_by(Assignment.document_id).subquery("per_document"))
+    query = (select(Assignment.document_id.label("document_id"),
+                    count_of(original).label("originals"),
+                    count_of(and_(original, Assignment.status == "done")).label("done"),
+                    count_of(and_(original, Assignment.status == "assigned")).label("fresh"),
+                    count_of(and_(original, Assignment.status == "skipped")).label("skipped"),
+                    func.coalesce(func.sum(Assignment.seconds_spent), 0.0).label("seconds"))
+             .select_from(Assignment)
+             .join(Document, Document.id == Assignment.document_id)
+             .outerjoin(tiebreaks, tiebreaks.c.assignment_id == Assignment.id)
+             .where(Document.project_id == project_id))
+    if ids is not None:
+        query = query.where(Assignment.document_id.in_(ids))
+    return query.group_by(Assignment.document_id).subquery("per_document")
 
 
 def _status_case(per, adjudication):
@@ -104,10 +108,13 @@ def _status_case(per, adjudication):
         else_="in progress")
 
 
-def _table(session: Session, project: Project):
-    """The project's documents as one SQL row each (id, position, external_id, status,
-    seconds, agreement, open_total), as a subquery to filter, count and sort."""
-    per = _per_document(project.id)
+def _table(session: Session, project: Project, ids: list[int] | None = None, *,
+           scores: bool = True):
+    """The project's documents (or those of ``ids``, at most a page) as one SQL row each
+    (id, position, external_id, status, seconds, agreement, open_total), as a subquery to
+    filter, count and sort; without ``scores``, no agreement and open decisions (what
+    the status counts need: no join with the queue)."""
+    per = _per_document(project.id, ids)
     adjudication = AdjudicationState.__table__.alias("adjudication")
     base = (select(Document.id.label("id"), Document.position.label("position"),
                    Document.external_id.label("external_id"),
@@ -116,7 +123,10 @@ def _table(session: Session, project: Project):
             .select_from(Document)
             .outerjoin(per, per.c.document_id == Document.id)
             .outerjoin(adjudication, adjudication.c.document_id == Document.id)
-            .where(Document.project_id == project.id)).subquery("base")
+            .where(Document.project_id == project.id,
+                   Document.id.in_(ids) if ids is not None else true())).subquery("base")
+    if not scores:
+        return base
     queue = AdjudicationQueueEntry.__table__.alias("queue")
     scored = base.c.status.in_(SCORED)
     return (select(*base.c, case((scored, queue.c.agreement)).label("agreement"),
@@ -146,38 +156,36 @@ def _annotators_key(session: Session, table):
     return func.coalesce(select(func.group_concat(inner.c.name, ", ")).scalar_subquery(), "")
 
 
-def _filtered(session: Session, project: Project, table, *, search: str, status: str,
-              annotator: str) -> Select:
-    query = select(table.c.id).select_from(table)
+def _document_filters(id_column, *, search: str, annotator: str) -> list:
+    """WHERE clauses of the search (document id or either text, case-insensitive) and
+    the annotator filter (any holder, tie-breaks included) over a column of document ids."""
+    where = []
     needle = search.strip().lower()
     if needle:
-        document = Document.__table__.alias("searched")
-        query = query.join(document, document.c.id == table.c.id).where(or_(
-            func.lower(document.c.external_id).contains(needle, autoescape=True),
-            func.lower(document.c.source).contains(needle, autoescape=True),
-            func.lower(document.c.target).contains(needle, autoescape=True)))
-    if status:
-        query = query.where(table.c.status == status)
+        where.append(id_column.in_(select(Document.id).where(or_(
+            func.lower(Document.external_id).contains(needle, autoescape=True),
+            func.lower(Document.source).contains(needle, autoescape=True),
+            func.lower(Document.target).contains(needle, autoescape=True)))))
     if annotator:
-        query = query.where(exists().where(
-            Assignment.document_id == table.c.id, Assignment.user_id == User.id,
-            User.username == annotator))
-    return query
+        where.append(exists().where(Assignment.document_id == id_column,
+                                    Assignment.user_id == User.id, User.username == annotator))
+    return where
 
 
 def _order(session: Session, table, sort: str, descending: bool) -> list:
     """ORDER BY of a sort column: documents without a value come last either way, ties in
-    document order (position, id) either way, as Python's stable sort kept them."""
+    document order (position, id) either way, as Python's stable sort kept them. ``table``
+    is the documents table for the first two sorts, the document table for any."""
     keys = {
-        "position": None,
-        "document": func.lower(table.c.external_id),
-        "status": case({s: i for i, s in enumerate(STATUSES)}, value=table.c.status),
-        "annotators": _annotators_key(session, table),
-        "agreement": table.c.agreement,
-        "open": table.c.open_total,
-        "time": table.c.seconds,
+        "position": lambda: None,
+        "document": lambda: func.lower(table.c.external_id),
+        "status": lambda: case({s: i for i, s in enumerate(STATUSES)}, value=table.c.status),
+        "annotators": lambda: _annotators_key(session, table),
+        "agreement": lambda: table.c.agreement,
+        "open": lambda: table.c.open_total,
+        "time": lambda: table.c.seconds,
     }
-    key = keys.get(sort, None)
+    key = keys.get(sort, keys["position"])()
     tail = [table.c.position, table.c.id]
     if key is None:
         return [column.desc() for column in tail] if descending else tail
@@ -188,23 +196,43 @@ def document_page(session: Session, project: Project, *, search: str = "", statu
                   annotator: str = "", sort: str = "position", descending: bool = False,
                   page: int = 1, page_size: int = 50) -> DocumentPage:
     """One page of the data manager: search (document id or either text,
-    case-insensitive), filter by status and annotator, sort; counted and paged in SQL."""
-    table = _table(session, project)
+    case-insensitive), filter by status and annotator, sort; counted and paged in SQL.
+
+    The status counts are one GROUP BY over the project. A page in document order or by
+    document id without a status filter is chosen from the documents alone and only its
+    rows get a status; the other sorts and the status filter sort the project's rows."""
+    statuses = _table(session, project, scores=False)
     counts = dict.fromkeys(STATUSES, 0)
-    counts.update(session.execute(select(table.c.status, func.count()).group_by(
-        table.c.status)).all())
-    filtered = _filtered(session, project, table, search=search, status=status,
-                         annotator=annotator)
-    matching = session.scalar(select(func.count()).select_from(filtered.subquery()))
+    counts.update(session.execute(select(statuses.c.status, func.count()).group_by(
+        statuses.c.status)).all())
+    table = _table(session, project)
+    total = sum(counts.values())
+    by_document = not status and sort in ("position", "document")
+    source = Document.__table__ if by_document else table
+    where = _document_filters(source.c.id, search=search, annotator=annotator)
+    if by_document:
+        where.append(source.c.project_id == project.id)
+    elif status:
+        where.append(table.c.status == status)
+    if search or annotator:
+        matching = session.scalar(select(func.count()).select_from(source).where(*where))
+    else:
+        matching = counts.get(status, 0) if status else total
     pages = max(1, -(-matching // page_size))
     page = min(max(1, page), pages)
-    shown = session.execute(
-        filtered.add_columns(table.c.status, table.c.seconds, table.c.agreement,
-                             table.c.open_total)
-        .order_by(*_order(session, table, sort, descending))
-        .limit(page_size).offset((page - 1) * page_size)).all()
-    return DocumentPage(rows=_rows(session, shown), matching=matching,
-                        total=sum(counts.values()), counts=counts, page=page, pages=pages)
+    chosen = (select(source.c.id).where(*where)
+              .order_by(*_order(session, source, sort, descending))
+              .limit(page_size).offset((page - 1) * page_size))
+    if by_document:
+        ids = list(session.scalars(chosen))
+        shown_table = _table(session, project, ids)
+        found = {r.id: r for r in session.execute(select(shown_table))}
+        shown = [found[i] for i in ids]
+    else:
+        shown = session.execute(chosen.add_columns(
+            table.c.status, table.c.seconds, table.c.agreement, table.c.open_total)).all()
+    return DocumentPage(rows=_rows(session, shown), matching=matching, total=total,
+                        counts=counts, page=page, pages=pages)
 
 
 def _rows(session: Session, shown) -> list[DocumentRow]:
