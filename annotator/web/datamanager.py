@@ -70,8 +70,7 @@ def bulk_action(project_id: int):
     try:
         if action == "export":
             documents = bulk.chosen_documents(db(), project, ids)
-            wanted = {d.external_id for d in documents}
-            records = [r for r in project_records(db(), project) if r.document_id in wanted]
+            records = project_records(db(), project, document_ids=[d.id for d in documents])
             return Response(to_jsonl(records), mimetype="application/jsonl",
                             headers={"Content-Disposition": "attachment; filename="
                                      f"{project.slug}-selection.jsonl"})
