@@ -65,46 +65,16 @@ class DocumentPage:
     pages: int
 
 
-def _per_document(project_id: int, ids: list[int] | None = None):
-    """One row per document holding an assignment: original (non tie-break) assignments
-    by status, and the time of every assignment (tie-breaks included, as the page shows).
-    Tie-break assignments come from one outer join (an EXISTS in each sum cost a probe per
-    assignment and sum)."""
-    tiebreaks = (select(TieBreakRequest.assignment_id.label("assignment_id"))
-                 .where(TieBreakRequest.document_id.in_(
-                     select(Document.id).where(Document.project_id == project_id)))
-                 .distinct().subquery("tiebreaks"))
-    original = tiebreaks.c.assignment_id.is_(None)
-
-    def count_of(condition):
-        return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
-
-    query = (select(Assignment.document_id.label("document_id"),
-                    count_of(original).label("originals"),
-                    count_of(and_(original, Assignment.status == "done")).label("done"),
-                    count_of(and_(original, Assignment.status == "assigned")).label("fresh"),
-                    count_of(and_(original, Assignment.status == "skipped")).label("skipped"),
-                    func.coalesce(func.sum(Assignment.seconds_spent), 0.0).label("seconds"))
-             .select_from(Assignment)
-             .join(Document, Document.id == Assignment.document_id)
-             .outerjoin(tiebreaks, tiebreaks.c.assignment_id == Assignment.id)
-             .where(Document.project_id == project_id))
-    if ids is not None:
-        query = query.where(Assignment.document_id.in_(ids))
-    return query.group_by(Assignment.document_id).subquery("per_document")
-
-
-def _status_case(per, adjudication):
+def _status_case(originals, done, fresh, skipped, adjudication_status):
     """The status of :data:`STATUSES` from the aggregates, in the order the rules are
     checked: adjudicated, unassigned, ready, not started, skipped, partly skipped."""
-    originals = func.coalesce(per.c.originals, 0)
     return case(
-        (adjudication.c.status == "complete", "adjudicated"),
+        (adjudication_status == "complete", "adjudicated"),
         (originals == 0, "unassigned"),
-        (per.c.done == originals, "ready"),
-        (per.c.fresh == originals, "not started"),
-        (per.c.skipped == originals, "skipped"),
-        (and_(per.c.skipped > 0, per.c.done + per.c.skipped == originals), "partly skipped"),
+        (done == originals, "ready"),
+        (fresh == originals, "not started"),
+        (skipped == originals, "skipped"),
+        (and_(skipped > 0, done + skipped == originals), "partly skipped"),
         else_="in progress")
 
 
@@ -113,18 +83,38 @@ def _table(session: Session, project: Project, ids: list[int] | None = None, *,
     """The project's documents (or those of ``ids``, at most a page) as one SQL row each
     (id, position, external_id, status, seconds, agreement, open_total), as a subquery to
     filter, count and sort; without ``scores``, no agreement and open decisions (what
-    the status counts need: no join with the queue)."""
-    per = _per_document(project.id, ids)
+    the status counts need: no join with the queue).
+
+    One GROUP BY over the documents outer-joined with their assignments (a join of the
+    documents with a grouped subquery got a nested loop from PostgreSQL's planner): the
+    original (non tie-break) assignments by status, and the time of every assignment
+    (tie-breaks included, as the page shows). Tie-break assignments come from one outer
+    join (an EXISTS in each sum cost a probe per assignment and sum)."""
+    tiebreaks = (select(TieBreakRequest.assignment_id.label("assignment_id"))
+                 .where(TieBreakRequest.document_id.in_(
+                     select(Document.id).where(Document.project_id == project.id)))
+                 .distinct().subquery("tiebreaks"))
+    original = and_(Assignment.id.is_not(None), tiebreaks.c.assignment_id.is_(None))
+
+    def count_of(condition):
+        return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
+
     adjudication = AdjudicationState.__table__.alias("adjudication")
+    status = _status_case(
+        count_of(original), count_of(and_(original, Assignment.status == "done")),
+        count_of(and_(original, Assignment.status == "assigned")),
+        count_of(and_(original, Assignment.status == "skipped")), adjudication.c.status)
     base = (select(Document.id.label("id"), Document.position.label("position"),
-                   Document.external_id.label("external_id"),
-                   _status_case(per, adjudication).label("status"),
-                   func.coalesce(per.c.seconds, 0.0).label("seconds"))
+                   Document.external_id.label("external_id"), status.label("status"),
+                   func.coalesce(func.sum(Assignment.seconds_spent), 0.0).label("seconds"))
             .select_from(Document)
-            .outerjoin(per, per.c.document_id == Document.id)
+            .outerjoin(Assignment, Assignment.document_id == Document.id)
+            .outerjoin(tiebreaks, tiebreaks.c.assignment_id == Assignment.id)
             .outerjoin(adjudication, adjudication.c.document_id == Document.id)
             .where(Document.project_id == project.id,
-                   Document.id.in_(ids) if ids is not None else true())).subquery("base")
+                   Document.id.in_(ids) if ids is not None else true())
+            .group_by(Document.id, Document.position, Document.external_id,
+                      adjudication.c.status)).subquery("base")
     if not scores:
         return base
     queue = AdjudicationQueueEntry.__table__.alias("queue")
