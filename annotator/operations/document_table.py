@@ -103,7 +103,8 @@ def _table(session: Session, project: Project, ids: list[int] | None = None, *,
     status = _status_case(
         count_of(original), count_of(and_(original, Assignment.status == "done")),
         count_of(and_(original, Assignment.status == "assigned")),
-        count_of(and_(original, Assignment.status == "skipped")), adjudication.c.status)
+        count_of(and_(original, Assignment.status == "skipped")),
+        func.max(adjudication.c.status))
     base = (select(Document.id.label("id"), Document.position.label("position"),
                    Document.external_id.label("external_id"), status.label("status"),
                    func.coalesce(func.sum(Assignment.seconds_spent), 0.0).label("seconds"))
@@ -113,8 +114,10 @@ def _table(session: Session, project: Project, ids: list[int] | None = None, *,
             .outerjoin(adjudication, adjudication.c.document_id == Document.id)
             .where(Document.project_id == project.id,
                    Document.id.in_(ids) if ids is not None else true())
-            .group_by(Document.id, Document.position, Document.external_id,
-                      adjudication.c.status)).subquery("base")
+            # Grouped by (position, id), the order of the index on (project, position):
+            # SQLite walks the groups in index order without sorting the rows; the other
+            # document columns depend on the primary key.
+            .group_by(Document.position, Document.id)).subquery("base")
     if not scores:
         return base
     queue = AdjudicationQueueEntry.__table__.alias("queue")
