@@ -31,6 +31,7 @@ SMALL = {
     "bench_embeddings.py": ["--pairs", "20"],
     "bench_annotate_page.py": ["--rounds", "20"],
     "bench_data_manager.py": ["--documents", "40", "--rounds", "5"],
+    "bench_list_pages.py": ["--sizes", "100", "1000", "--rounds", "5"],
     "bench_readers.py": ["--documents", "20000", "--thresh", "2000"],
     "bench_adjudication_queue.py": ["--sizes", "100", "--repeats", "5"],
     "bench_align_abstracts.py": ["--pairs", "8"],

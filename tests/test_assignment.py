@@ -78,3 +78,26 @@ def test_named_pool_must_be_annotators(database, project_with_docs):
         create_user(session, "boss", PASSWORD, "lead")
         with pytest.raises(AssignmentError, match="'boss' is a lead"):
             assign_documents(session, session.get(Project, project_id), ["a0", "boss"])
+
+
+def test_batches_give_what_one_pass_gives(database, project_with_docs, monkeypatch):
+    """`assign` streams the documents BATCH at a time (issue 44); the loads carried from
+    batch to batch keep the result that of one pass over every document."""
+    from annotator.annotate import assignment
+
+    project_id = project_with_docs(23, 3)
+    with database.session() as session:  # equal positions across a batch boundary
+        for document in session.query(Document).filter_by(project_id=project_id):
+            document.position = document.position // 3
+    monkeypatch.setattr(assignment, "BATCH", 4)
+    with database.session() as session:
+        streamed = assign_documents(session, session.get(Project, project_id))
+    in_batches = sorted(assignments(database, project_id))
+    with database.session() as session:
+        session.query(Assignment).delete()
+    monkeypatch.setattr(assignment, "BATCH", 1000)
+    with database.session() as session:
+        whole = assign_documents(session, session.get(Project, project_id))
+    assert streamed.created == whole.created == 46
+    assert in_batches == sorted(assignments(database, project_id))
+    assert len(set(in_batches)) == 46

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, tuple_
 from sqlalchemy.orm import Session
 
 from annotator.models import Assignment, Document, Project, ProjectMember, User
@@ -72,39 +72,59 @@ def assign_documents(
     for user in pool:
         add_member(session, project, user, "annotator")
 
-    held: dict[int, set[int]] = {}
-    load: Counter[int] = Counter()
-    rows = session.execute(
-        select(Assignment.document_id, Assignment.user_id).join(Document).where(
-            Document.project_id == project.id)
-    )
-    for document_id, assignee in rows:
-        held.setdefault(document_id, set()).add(assignee)
-        load[assignee] += 1
-
+    # Streamed (issue 44: 100,000 documents took 1 GB held at once): the loads come from
+    # one GROUP BY, the documents in batches of BATCH in import order (keyset on position,
+    # id), each batch's holders with one query, and each batch's new assignments are
+    # flushed and let go before the next.
+    load: Counter[int] = Counter(dict(session.execute(
+        select(Assignment.user_id, func.count(Assignment.id)).join(Document)
+        .where(Document.project_id == project.id).group_by(Assignment.user_id)).all()))
     order = {user.id: i for i, user in enumerate(pool)}
     created = 0
-    documents = session.scalars(
-        select(Document.id).where(Document.project_id == project.id)
-        .order_by(Document.position, Document.id)
-    )
-    for document_id in documents:
-        assignees = held.setdefault(document_id, set())
-        missing = per_document - len(assignees)
-        if missing <= 0:
-            continue
-        candidates = sorted(
-            (u for u in pool if u.id not in assignees), key=lambda u: (load[u.id], order[u.id])
-        )
-        for user in candidates[:missing]:
-            session.add(Assignment(document_id=document_id, user_id=user.id))
-            assignees.add(user.id)
-            load[user.id] += 1
-            created += 1
-    session.flush()
+    for batch in _document_batches(session, project.id):
+        held: dict[int, set[int]] = {document_id: set() for document_id in batch}
+        for document_id, assignee in session.execute(
+                select(Assignment.document_id, Assignment.user_id).where(
+                    Assignment.document_id.in_(batch))):
+            held[document_id].add(assignee)
+        made = []
+        for document_id in batch:
+            assignees = held[document_id]
+            missing = per_document - len(assignees)
+            if missing <= 0:
+                continue
+            candidates = sorted((u for u in pool if u.id not in assignees),
+                                key=lambda u: (load[u.id], order[u.id]))
+            for user in candidates[:missing]:
+                made.append(Assignment(document_id=document_id, user_id=user.id))
+                assignees.add(user.id)
+                load[user.id] += 1
+        session.add_all(made)
+        session.flush()
+        for assignment in made:
+            session.expunge(assignment)
+        created += len(made)
     audit.record(session, "documents.assigned", user_id=user_id, project_id=project.id,
                  object_type="project", object_id=project.id, created=created)
     return AssignmentSummary(created=created, load=project_load(session, project))
+
+
+BATCH = 1000
+
+
+def _document_batches(session: Session, project_id: int):
+    """The project's document ids in import order (position, id), BATCH at a time."""
+    after = None
+    while True:
+        query = select(Document.id, Document.position).where(Document.project_id == project_id)
+        if after is not None:
+            query = query.where(tuple_(Document.position, Document.id) > tuple_(*after))
+        rows = session.execute(query.order_by(Document.position, Document.id)
+                               .limit(BATCH)).all()
+        if not rows:
+            return
+        yield [row.id for row in rows]
+        after = tuple(rows[-1])[::-1]
 
 
 def project_load(session: Session, project: Project) -> dict[str, int]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import secrets
 from datetime import datetime, timezone
 
-from sqlalchemy import select
+from sqlalchemy import select, true
 from sqlalchemy.orm import Session, selectinload
 
 from annotator.annotate.store import adjudication_started, missing_for_done
@@ -320,12 +320,17 @@ def _store_edit(session: Session, assignment: Assignment, e: EditIn, parent: Edi
             _store_edit(session, assignment, c, edit)
 
 
-def project_records(session: Session, project: Project) -> list[AnnotationRecord]:
+def project_records(session: Session, project: Project, *,
+                    document_ids: list[int] | None = None) -> list[AnnotationRecord]:
     """Every assignment with work in it (edits, ratings, time, or a status beyond
-    'assigned'), in document order then annotator name."""
+    'assigned'), in document order then annotator name; only those of ``document_ids``
+    when given (the data manager's ticked documents: not the whole project loaded to
+    keep a few)."""
     rows = session.scalars(
         select(Assignment).join(Document).join(User)
-        .where(Document.project_id == project.id)
+        .where(Document.project_id == project.id,
+               Assignment.document_id.in_(document_ids) if document_ids is not None
+               else true())
         .options(selectinload(Assignment.edits).selectinload(Edit.spans),
                  selectinload(Assignment.ratings), selectinload(Assignment.document),
                  selectinload(Assignment.user))

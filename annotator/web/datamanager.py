@@ -11,13 +11,7 @@ from annotator.annotate import bulk
 from annotator.interop.annotations_store import project_records
 from annotator.interop.tabular import to_jsonl
 from annotator.models import ProjectMember, User
-from annotator.operations.document_table import (
-    SORTS,
-    STATUSES,
-    add_scores,
-    document_rows,
-    select_rows,
-)
+from annotator.operations.document_table import SORTS, STATUSES, document_page
 from annotator.web.access import db, lead_required, load_user, project_for_lead
 from annotator.web.flash_messages import flash
 
@@ -45,21 +39,17 @@ def documents(project_id: int):
         args["sort"] = "position"
     if args["status"] not in STATUSES:
         args["status"] = ""
-    everything = document_rows(db(), project)
-    add_scores(db(), project, everything)
-    rows = select_rows(everything, search=args["q"], status=args["status"],
-                       annotator=args["annotator"], sort=args["sort"],
-                       descending=args["dir"] == "desc")
-    pages = max(1, -(-len(rows) // PAGE_SIZE))
-    page = min(max(1, request.args.get("page", 1, type=int)), pages)
-    shown = rows[(page - 1) * PAGE_SIZE:page * PAGE_SIZE]
+    shown = document_page(db(), project, search=args["q"], status=args["status"],
+                          annotator=args["annotator"], sort=args["sort"],
+                          descending=args["dir"] == "desc",
+                          page=request.args.get("page", 1, type=int), page_size=PAGE_SIZE)
     members = set(db().scalars(select(User.username).join(ProjectMember).where(
         ProjectMember.project_id == project.id, ProjectMember.role == "annotator")))
-    counts = {s: sum(1 for r in everything if r.status == s) for s in STATUSES}
     return render_template(
-        "datamanager.html", project=project, rows=shown,
-        matching=len(rows), total=len(everything), counts=counts, args=args, page=page,
-        pages=pages, statuses=STATUSES, annotators=_annotators(), members=members)
+        "datamanager.html", project=project, rows=shown.rows,
+        matching=shown.matching, total=shown.total, counts=shown.counts, args=args,
+        page=shown.page, pages=shown.pages, statuses=STATUSES, annotators=_annotators(),
+        members=members)
 
 
 @bp.route("/<int:project_id>/documents/bulk", methods=["POST"])
@@ -81,8 +71,7 @@ def bulk_action(project_id: int):
     try:
         if action == "export":
             documents = bulk.chosen_documents(db(), project, ids)
-            wanted = {d.external_id for d in documents}
-            records = [r for r in project_records(db(), project) if r.document_id in wanted]
+            records = project_records(db(), project, document_ids=[d.id for d in documents])
             return Response(to_jsonl(records), mimetype="application/jsonl",
                             headers={"Content-Disposition": "attachment; filename="
                                      f"{project.slug}-selection.jsonl"})
