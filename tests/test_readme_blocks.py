@@ -69,3 +69,18 @@ def test_fences_balance_in_every_doc():
         fences = [n for n, line in enumerate(doc.read_text(encoding="utf-8").split("\n"), 1)
                   if re.match(r"^\s*```", line)]
         assert len(fences) % 2 == 0, f"{doc.name}: an unclosed code fence among lines {fences}"
+
+
+def test_every_key_of_the_agreement_report_is_in_the_readme():
+    """DESIGN.md section 6: the keys of `annotator agreement --json` are documented in the
+    README (its section *Every key of `annotator agreement --json`*), not moved to docs/."""
+    from annotator.agreement.report import build_report
+    from annotator.agreement.synthetic import hash_embed, make_input
+
+    report = build_report(make_input(n_docs=4, embed=hash_embed), bootstrap=0)
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Every key of `annotator agreement --json`\n", 1)[1].split("\n## ")[0]
+    listed = set(re.findall(r"^- `([\w-]+)`", section, flags=re.MULTILINE))
+    assert len(report) >= 10
+    assert set(report) - listed == set()
+    assert {"project", "prehighlighters", "prehighlights_as_annotator"} <= listed
