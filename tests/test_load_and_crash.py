@@ -1,6 +1,6 @@
 """Shortened runs of benchmarks/load_test.py: no acknowledged save may be lost and no
 stale save accepted, under concurrent annotators and after a SIGKILL of the server.
-(The full-length figures are in the README.)"""
+(The full-length figures are in docs/benchmarks.md.)"""
 
 import importlib.util
 from pathlib import Path

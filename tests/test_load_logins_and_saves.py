@@ -1,7 +1,7 @@
 """A shortened run of benchmarks/load_logins_and_saves.py (issue 41's load run): `annotator
 serve` as a subprocess, simultaneous logins while annotators save; no 5xx, logins 302 /
 401 / 429, no acknowledged save lost, stale saves 409. (The two-minute figures with 50
-logins and 20 annotators are in the README.)"""
+logins and 20 annotators are in docs/benchmarks.md.)"""
 
 import importlib.util
 from pathlib import Path
