@@ -2,7 +2,6 @@
 
 import json
 import re
-import time
 
 import numpy as np
 import pytest
@@ -85,14 +84,13 @@ def test_bootstrap_weights_resample_documents():
     assert sums[:, 0] == pytest.approx(boot.weights @ np.arange(7))
 
 
-def test_full_size_report_is_fast():
+def test_a_full_size_report_carries_its_1000_resamples():
+    """The report of 100 documents with the project default of 1,000 resamples (its speed is
+    measured by benchmarks/bench_alpha.py, not asserted here)."""
     inp = make_input(n_docs=100, n_annotators=2, edits_per_doc=10, embed=hash_embed)
-    start = time.perf_counter()
     report = build_report(inp, bootstrap=1000)
-    elapsed = time.perf_counter() - start
     assert report["settings"]["bootstrap"] == 1000
     assert report["spans"]["source"]["partial"]["macro"]["ci"]["resamples"] == 1000
-    assert elapsed < 10.0, elapsed
 
 
 def _doc(i="d1"):

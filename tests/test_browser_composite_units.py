@@ -11,8 +11,8 @@ from sqlalchemy import select
 
 from annotator.models import Assignment, Document, Edit
 from tests.conftest import browser_login
+from tests.test_composites_adjudication import composite_records, run, three_annotators
 from tests.test_interop_real_studies import SALSA
-from tests.test_issue34_composites_adjudication import composite_records, run, three_annotators
 
 pytestmark = pytest.mark.browser
 

@@ -13,9 +13,9 @@ from sqlalchemy import select
 
 from annotator.models import Assignment, Document
 from tests.conftest import browser_login
+from tests.test_adjudication_units_by_change import strike_rows
+from tests.test_composites_adjudication import run
 from tests.test_interop_real_studies import SALSA
-from tests.test_issue34_composites_adjudication import run
-from tests.test_issue42_units_by_change import strike_rows
 
 pytestmark = pytest.mark.browser
 

@@ -13,6 +13,7 @@ import socket
 import string
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import httpx
@@ -56,12 +57,12 @@ def test_every_page_flashes_through_the_bounded_helper():
                 assert "flash" not in {a.name for a in node.names}, module.name
 
 
-def _serve(tmp_path: Path, port: int, workers: int) -> subprocess.Popen:
+def _serve(tmp_path: Path, port: int, how: list[str]) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ANNOTATOR_SECRET_KEY": SECRET,
            "ANNOTATOR_DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite3'}",
            "ANNOTATOR_INSTANCE_PATH": str(tmp_path / "instance")}
-    return subprocess.Popen([ANNOTATOR, "serve", "--port", str(port), "--no-worker",
-                             "--workers", str(workers)], env=env, cwd=tmp_path,
+    return subprocess.Popen([ANNOTATOR, "serve", "--port", str(port), "--no-worker", *how],
+                            env=env, cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
 
@@ -72,11 +73,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.mark.parametrize("workers, ready", [(1, "Running on"), (2, "Booting worker")],
+@pytest.mark.parametrize("how, ready", [(["--dev"], "Running on"),
+                                        (["--workers", "2"], "Booting worker")],
                          ids=["development server", "gunicorn"])
-def test_the_server_header_names_only_the_tool(tmp_path, workers, ready):
+def test_the_server_header_names_only_the_tool(tmp_path, how, ready):
     port = _free_port()
-    server = _serve(tmp_path, port, workers)
+    server = _serve(tmp_path, port, how)
+    # A server that never says it listens is stopped, which ends the read below.
+    watchdog = threading.Timer(120, lambda: os.killpg(server.pid, signal.SIGKILL))
+    watchdog.start()
     try:
         output = []
         for line in server.stdout:  # until the server listens (or the process ends)
@@ -88,5 +93,7 @@ def test_the_server_header_names_only_the_tool(tmp_path, workers, ready):
         assert answer.status_code == 200
         assert answer.headers.get_list("server") == ["annotator"]
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
+        watchdog.cancel()
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=60)

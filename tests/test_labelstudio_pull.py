@@ -4,7 +4,7 @@ changes them): a whole annotation deleted is a deletion; a relabel that leaves f
 incomplete is refused naming task, region and what is missing (or, allowed, stored in
 progress and said so); a second pull of the same export changes nothing, also after such a
 relabel; every pull accounts for users created, drafts stored or not (and why), skips and
-deletions. The live server counterparts are in tests/test_labelstudio_live_round_two.py."""
+deletions. The live server counterparts are in tests/test_labelstudio_live_pull_refusals.py."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from annotator.operations.schema_revision import digest
 from annotator.study.accounts import create_user
 from annotator.study.schema_history import REVISED
 from tests.conftest import PASSWORD
-from tests.test_issue30_gets_never_write import WRITE
+from tests.test_get_writes_nothing_on_any_route import WRITE
 from tests.test_lead_study_web import THRESH, Lead, upload
 
 OPTIONAL_TOPIC = ("      - name: topic\n        label: Topic\n        type: choice\n"

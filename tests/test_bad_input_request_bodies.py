@@ -1,5 +1,5 @@
 """The JSON endpoints are rows of the same bad-input table as the file readers
-(tests/test_issue30_bad_inputs.py, issue 30): every row of that one list is sent, as a request
+(tests/test_bad_input_file_readers.py, issue 30): every row of that one list is sent, as a request
 body, to the annotation API (a new edit) and to the adjudication decision endpoint (a merge,
 which carries the same edit type, fields and spans); each is answered 400 (not JSON) or 422
 naming the field, never 500, and nothing is stored.
@@ -20,7 +20,7 @@ from annotator.models import AdjudicationDecision, Assignment, Document, Edit, U
 from tests.adjudication_fixtures import qa_study  # noqa: F401  (fixture)
 from tests.api_helpers import Api
 from tests.test_adjudication_web import lead_client, web_app  # noqa: F401  (fixture)
-from tests.test_issue30_bad_inputs import BAD_INPUTS
+from tests.test_bad_input_file_readers import BAD_INPUTS
 
 # row -> (what goes into the body, expected status, field named by a 422)
 BODY_ROWS = {

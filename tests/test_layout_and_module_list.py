@@ -43,3 +43,14 @@ def test_the_architecture_documents_module_list_is_the_tree():
         relative = path.relative_to(ROOT / "annotator").as_posix()
         if "/versions/" not in relative and path.name != "__init__.py":
             assert f"| `{relative}` |" in doc, relative
+
+
+def test_test_files_are_named_by_what_they_test():
+    """Not by the issue or review round that asked for them (issue 45): a newcomer looks
+    for the tests of a subject by its name."""
+    import re
+
+    tests = Path(__file__).resolve().parent
+    named = [p.name for p in tests.glob("test_*.py")
+             if re.search(r"issue\d|round_?(two|three|\d)|hardening_round", p.stem)]
+    assert named == []

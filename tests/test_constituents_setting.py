@@ -12,8 +12,8 @@ from annotator.cli import main
 from annotator.config import Config
 from annotator.db import Database
 from annotator.models import Assignment, Project
+from tests.test_composites_adjudication import composite_records, run, three_annotators
 from tests.test_interop_real_studies import SALSA
-from tests.test_issue34_composites_adjudication import composite_records, run, three_annotators
 
 
 def salsa_project(tmp_path) -> Database:

@@ -25,7 +25,7 @@ from tests.browser_helpers import (
     wait_for,
 )
 from tests.conftest import browser_login
-from tests.test_browser_workbench_round_two import open_with_a_new_deletion
+from tests.test_browser_annotate_states import open_with_a_new_deletion
 
 pytestmark = pytest.mark.browser
 DEMO_PASSWORDS = {name: password for name, _, password in DEMO_USERS}

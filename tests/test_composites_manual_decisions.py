@@ -15,8 +15,8 @@ from annotator.adjudication.gold import gold_record
 from annotator.config import Config
 from annotator.db import Database
 from annotator.models import Assignment, Document, Edit, User
+from tests.test_composites_adjudication import composite_records, run, three_annotators
 from tests.test_interop_real_studies import SALSA
-from tests.test_issue34_composites_adjudication import composite_records, run, three_annotators
 
 
 @pytest.fixture
