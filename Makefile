@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test setup system-deps bench clean
 
 # Every step says what it does and how long it usually takes (times measured on a 2-core
-# machine: README, "How long things take"); long steps print a line at least every 20 s
+# machine: docs/benchmarks.md, "How long things take"); long steps print a line at least every 20 s
 # (scripts/heartbeat.sh).
 BEAT := bash scripts/heartbeat.sh
 

@@ -17,7 +17,7 @@ PORT=${ANNOTATOR_TEST_LABELSTUDIO_PORT:-54380}
 PYTHON=${PYTHON:-python3}
 
 # Long steps go through scripts/heartbeat.sh: never silent for more than 20 s (issue 47).
-# Usual times: measured on a 2-core machine, 2026-11-27 (README, "How long things take").
+# Usual times: measured on a 2-core machine, 2026-11-27 (docs/benchmarks.md, "How long things take").
 BEAT="$ROOT/scripts/heartbeat.sh"
 if [ ! -f "$LSVENV/.installed-$VERSION" ]; then
   echo "==> installing label-studio $VERSION into $LSVENV (once; about 3 min)"
