@@ -102,4 +102,4 @@ def test_serve_with_workers_runs_under_gunicorn(env, tmp_path):
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         output = process.communicate(timeout=30)[0]
-    assert "gunicorn, 2 workers" in output
+    assert "gunicorn, 2 worker process(es)" in output

@@ -138,6 +138,7 @@ def _annotators_key(session: Session, table):
     names = (select(User.username.label("name")).join(Assignment, Assignment.user_id == User.id)
              .where(Assignment.document_id == table.c.id).correlate(table))
     if session.get_bind().dialect.name == "postgresql":
+        # PostgreSQL's ordered aggregate: imported only where that dialect runs
         from sqlalchemy.dialects.postgresql import aggregate_order_by
 
         joined = names.with_only_columns(func.string_agg(
