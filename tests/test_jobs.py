@@ -176,7 +176,7 @@ def test_worker_command_runs_the_queue_once(env, tmp_path):
     imported = runner.invoke(main, ["import", "cli", str(write_jsonl(tmp_path / "d.jsonl",
                                                                      pairs(2)))])
     assert imported.exit_code == 0, imported.output
-    assert "pre-highlighting queued (job 1)" in imported.output
+    assert "pre-highlighting queued (1 chunk from job 1)" in imported.output
     result = runner.invoke(main, ["worker", "--once", "--poll", "0.1"])
     assert result.exit_code == 0, result.output
     assert "stopped after 1 job" in result.output

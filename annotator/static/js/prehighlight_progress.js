@@ -16,14 +16,9 @@ function show(status) {
   bar.value = status.done;
   count.textContent = `${status.done} of ${status.total} documents pre-highlighted`;
   const last = status.last_run;
-  let text;
-  // A queued job waits for a worker (`annotator serve` keeps one; `annotator worker` adds more).
-  if (status.running && status.state === "queued") text = `Queued at ${status.started}: waiting for a worker…`;
-  else if (status.running) text = `Running since ${status.started}…`;
-  else if (last && last.error) text = `The last run failed: ${last.error}`;
-  else if (last) text = `Done: the last run pre-highlighted ${last.documents} documents (${last.suggestions} suggestions), finished ${last.finished}.`;
-  else text = "Not run yet.";
-  message.textContent = text;
+  // The server words the run's state (queued: what the chunks wait for; running: chunks by
+  // state; done: documents summed over the chunks), so the page and this script agree.
+  message.textContent = status.message;
   message.classList.toggle("error", Boolean(!status.running && last && last.error));
   section.dataset.state = status.running ? "running" : (last && last.error ? "failed" : "idle");
   button.disabled = status.running || status.done >= status.total;
