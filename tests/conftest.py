@@ -31,7 +31,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 # run every database test against a fresh PostgreSQL database instead of a SQLite file.
 POSTGRES_ADMIN_URL = os.environ.get("ANNOTATOR_TEST_POSTGRES_URL")
 # Shared fixtures kept in their own modules (requested by name, never imported).
-pytest_plugins = ["tests.adjudication_fixtures", "tests.api_helpers"]
+pytest_plugins = ["tests.adjudication_fixtures", "tests.api_helpers", "tests.private_postgres"]
 PASSWORD = "correct-horse-battery"
 
 

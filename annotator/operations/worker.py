@@ -159,57 +159,59 @@ class Worker:
             session.close()
 
     def _run(self, session, job: Job) -> None:
-        heartbeat = _Heartbeat(self, job.id)
+        # Read now: a rollback expires the row, and reading it again needs the database.
+        job_id, kind = job.id, job.kind
+        heartbeat = _Heartbeat(self, job_id)
         heartbeat.start()
 
         def progress(done: int, total: int) -> None:
             heartbeat.progress = (done, total)
             if heartbeat.lost.is_set():
-                raise jobs.LeaseLost(f"job {job.id} was taken over by another worker")
+                raise jobs.LeaseLost(f"job {job_id} was taken over by another worker")
             if self.stopping.is_set():
                 raise Stopping(f"worker {self.id} is stopping")
 
         error = transient = None
         result: dict = {}
         try:
-            runner = RUNNERS.get(job.kind)
+            runner = RUNNERS.get(kind)
             if runner is None:
-                raise jobs.JobError(f"this version knows no job kind {job.kind!r}")
+                raise jobs.JobError(f"this version knows no job kind {kind!r}")
             result = runner(session, job, progress) or {}
             session.commit()
         except jobs.LeaseLost:
             session.rollback()
-            log.warning("worker %s: lost job %s to another worker", self.id, job.id)
+            log.warning("worker %s: lost job %s to another worker", self.id, job_id)
             return
         except Stopping:
             session.rollback()
-            jobs.hand_back(session, job.id, self.id)
+            jobs.hand_back(session, job_id, self.id)
             return
         except Exception as exc:  # a job's failure is the job's, never the worker's
             session.rollback()
             if jobs.is_transient(exc):  # the database, not the job: run it again later
                 transient = _first_line(exc)
                 log.warning("worker %s: job %s (%s) met a database error, handing it back: "
-                            "%s", self.id, job.id, job.kind, transient)
+                            "%s", self.id, job_id, kind, transient)
             else:
-                error = self._failure(job, exc)
+                error = self._failure(job_id, kind, exc)
         finally:
             heartbeat.done.set()
             heartbeat.join()
         if transient is not None:
             self._until_written(session, lambda: jobs.retry_later(
-                session, job.id, self.id, transient))
+                session, job_id, self.id, transient))
         else:
             self._until_written(session, lambda: jobs.finish(
-                session, job.id, self.id, error=error, result=result,
+                session, job_id, self.id, error=error, result=result,
                 progress=heartbeat.progress))
 
-    def _failure(self, job: Job, exc: Exception) -> str:
+    def _failure(self, job_id: int, kind: str, exc: Exception) -> str:
         """The error a failed job keeps (a refusal: its message alone)."""
         if isinstance(exc, jobs.JobRefused):
-            log.info("worker %s: job %s (%s) refused: %s", self.id, job.id, job.kind, exc)
+            log.info("worker %s: job %s (%s) refused: %s", self.id, job_id, kind, exc)
             return str(exc)
-        log.error("worker %s: job %s (%s) failed", self.id, job.id, job.kind, exc_info=exc)
+        log.error("worker %s: job %s (%s) failed", self.id, job_id, kind, exc_info=exc)
         return "".join(traceback.format_exception_only(type(exc), exc)).strip()
 
     def _until_written(self, session, write) -> None:

@@ -21,7 +21,6 @@ from sqlalchemy.orm import Session
 from annotator.models import Document, Job, Project
 from annotator.study import jobs
 from annotator.study.prehighlight_queue import (
-    CHUNK_DOCUMENTS,
     KIND,
     chunk_counts,
     queue_prehighlight,
@@ -99,8 +98,7 @@ def _message(session: Session, project: Project, status: dict) -> str:
 
 
 def _chunks(count: int) -> str:
-    return (f"{count} chunk{'' if count == 1 else 's'} of at most {CHUNK_DOCUMENTS} "
-            "documents")
+    return f"{count} chunk{'' if count == 1 else 's'}"
 
 
 def start_run(session: Session, project: Project, *, user_id: int | None = None) -> list[Job]:
