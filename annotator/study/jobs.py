@@ -238,8 +238,11 @@ def claim(session: Session, worker_id: str, lease_seconds: float, *,
     while races < 20:  # lost compare-and-set races (SQLite) retry with the next job
         moment = now()
         ready = _ready(moment) if kinds is None else and_(_ready(moment), Job.kind.in_(kinds))
+        # populate_existing: a row this session loaded before (a job it handed back) is
+        # read as stored now, or the compare-and-set below would use stale values.
         job = session.scalar(select(Job).where(ready).order_by(_lane(), Job.id).limit(1)
-                             .options(*WITHOUT_JSON).with_for_update(skip_locked=True))
+                             .options(*WITHOUT_JSON).with_for_update(skip_locked=True)
+                             .execution_options(populate_existing=True))
         if job is None:
             session.commit()
             return None
@@ -421,7 +424,7 @@ def waiting_for(session: Session, job_id: int) -> str:
     ahead = or_(_lane() < lane, and_(_lane() == lane, Job.id < job.id))
     for kind, count in session.execute(
             select(Job.kind, func.count()).where(Job.state == "queued", Job.id != job.id, ahead)
-            .group_by(Job.kind).order_by(Job.kind)):
+            .group_by(Job.kind).order_by(_lane(), Job.kind)):
         parts.append(f"{_counted(count, kind)} ahead")
     if job.project_id is not None:
         other, this = aliased(Job), aliased(Job)
