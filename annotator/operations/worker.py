@@ -154,6 +154,10 @@ class Worker:
             except SQLAlchemyError:
                 session.rollback()
             self._run(session, job)
+            try:  # the job as it ended, for the caller (a rollback in _run expired it)
+                session.refresh(job)
+            except SQLAlchemyError:  # the database is away: the caller gets it expired
+                session.rollback()
             return job
         finally:
             session.close()
