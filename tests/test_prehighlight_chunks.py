@@ -133,6 +133,7 @@ def test_a_document_two_runs_compute_at_once_is_stored_once(database, users, tmp
         first.close()
     assert inner["summary"].suggestions > 0
     assert summary.suggestions == 0, "the first run stored nothing over the second's"
+    assert (summary.documents, summary.by_another_run) == (3, 3)
     with database.session() as session:
         rows = session.execute(select(Suggestion.document_id, Suggestion.kind,
                                       Suggestion.source_spans, Suggestion.target_spans)

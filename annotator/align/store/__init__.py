@@ -53,6 +53,8 @@ class PrehighlightSummary:
     documents: int
     suggestions: int
     skipped: int
+    # Of ``documents``: stored by another run (a worker's chunk) while this one computed.
+    by_another_run: int = 0
 
 
 def align_settings(project: Project):
@@ -96,7 +98,7 @@ def prehighlight_project(
     pending = pending_documents(session, project, force, document_ids)
     # Each worker process loads the embedding model (seconds): only worth it for many documents.
     workers = max(1, min(workers, len(pending) // MIN_DOCUMENTS_PER_WORKER))
-    stored = stored_documents = 0
+    stored = stored_documents = elsewhere = 0
     for start in range(0, len(pending), chunk):
         documents = session.scalars(select(Document).where(
             Document.id.in_(pending[start:start + chunk])).order_by(Document.position)).all()
@@ -112,6 +114,7 @@ def prehighlight_project(
         for doc_id, suggestions, groups in computed:
             doc = by_id[doc_id]
             if doc.id not in mine:  # another run stored it meanwhile (module docstring)
+                elsewhere += 1
                 if progress is not None:
                     progress(stored_documents := stored_documents + 1, len(pending))
                 continue
@@ -130,7 +133,7 @@ def prehighlight_project(
                  suggestions=stored, force=force)
     session.commit()
     return PrehighlightSummary(documents=len(pending), suggestions=stored,
-                               skipped=total - len(pending))
+                               skipped=total - len(pending), by_another_run=elsewhere)
 
 
 def _mark(session: Session, document_ids: list[int], force: bool) -> set[int]:
