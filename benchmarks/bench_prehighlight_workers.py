@@ -11,7 +11,11 @@ the model, once per process, as a real worker does).
         [--database-url postgresql://...]   # default: a SQLite file in a temporary folder
 
 Prints, per K: documents/s in all, documents/s per worker, and the ratio of the K=2 rate to
-the K=1 rate (issue 44 asks >= 1.7 on a machine with a free core per worker). On a shared
+the K=1 rate (issue 44 asks >= 1.7 on a machine with a free core per worker), and the
+median time of one chunk (the same for K=1 and K=2: the workers do not slow each other).
+Each worker's OpenBLAS runs ``--blas-threads`` threads (default 1): by default OpenBLAS
+starts one per core in every process, so a single worker already spreads its matrix
+products over every core and a second worker on the same machine adds little. On a shared
 machine the other load changes the numbers from run to run: compare runs of one session.
 """
 
@@ -57,8 +61,10 @@ def queue_project(database: Database, folder: Path, name: str, documents: int,
         return project.id
 
 
-def run_workers(url: str, count: int) -> None:
+def run_workers(url: str, count: int, blas_threads: int | None) -> None:
     env = {**os.environ, "ANNOTATOR_DATABASE_URL": url, "HF_HUB_OFFLINE": "1"}
+    if blas_threads:  # (OpenBLAS otherwise runs one thread per core in every process)
+        env.update(OPENBLAS_NUM_THREADS=str(blas_threads), OMP_NUM_THREADS=str(blas_threads))
     processes = [subprocess.Popen([sys.executable, "-m", "annotator", "worker", "--once",
                                    "--poll", "0.2"], env=env, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL) for _ in range(count)]
@@ -67,9 +73,10 @@ def run_workers(url: str, count: int) -> None:
             raise SystemExit(f"a worker exited with {process.returncode}")
 
 
-def measured(database: Database, project_id: int) -> tuple[int, float]:
-    """Documents pre-highlighted by the project's chunks, and the seconds from the first
-    chunk's start to the last one's end."""
+def measured(database: Database, project_id: int) -> tuple[int, float, float]:
+    """Documents pre-highlighted by the project's chunks, the seconds from the first
+    chunk's start to the last one's end, and the median seconds of one chunk (longer with
+    more workers: they share the cores; the same: something else limits)."""
     with database.session() as session:
         states = dict(session.execute(select(Job.state, func.count()).where(
             Job.project_id == project_id).group_by(Job.state)).all())
@@ -79,15 +86,22 @@ def measured(database: Database, project_id: int) -> tuple[int, float]:
                                              func.max(Job.finished_at)).where(
             Job.project_id == project_id)).one()
         ids = session.scalars(select(Job.id).where(Job.project_id == project_id)).all()
+        spans = sorted((jobs.aware(end) - jobs.aware(start)).total_seconds()
+                       for start, end in session.execute(select(
+                           Job.started_at, Job.finished_at).where(Job.project_id == project_id)))
         results = jobs.stored_json(session, Job.result, ids).values()
     documents = sum(jobs.readable_or_empty(r).get("documents", 0) for r in results)
-    return documents, (jobs.aware(last) - jobs.aware(first)).total_seconds()
+    return (documents, (jobs.aware(last) - jobs.aware(first)).total_seconds(),
+            spans[len(spans) // 2])
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--documents", type=int, default=200)
     parser.add_argument("--chunk", type=int, default=20)
+    parser.add_argument("--blas-threads", type=int, default=1,
+                        help="OpenBLAS threads of each worker process (0: OpenBLAS's default, "
+                             "one per core; then one worker already uses every core)")
     parser.add_argument("--database-url", default=None,
                         help="a migrated-or-empty database to add the projects to "
                              "(default: a new SQLite file)")
@@ -102,15 +116,16 @@ def main() -> int:
         for count in (1, 2):
             project_id = queue_project(database, folder, f"bench-{count}w-{suffix}",
                                        args.documents, args.chunk)
-            run_workers(url, count)
-            documents, seconds = measured(database, project_id)
+            run_workers(url, count, args.blas_threads)
+            documents, seconds, chunk_seconds = measured(database, project_id)
             if documents != args.documents:
                 raise SystemExit(f"{count} worker(s): {documents} of {args.documents} "
                                  "documents pre-highlighted")
             rates[count] = documents / seconds
             print(f"{count} worker{'s' if count > 1 else ''}: {documents} documents in "
                   f"{seconds:.1f} s: {rates[count]:.2f} documents/s, "
-                  f"{rates[count] / count:.2f} documents/s per worker", flush=True)
+                  f"{rates[count] / count:.2f} documents/s per worker; a chunk "
+                  f"{chunk_seconds:.1f} s (median)", flush=True)
         database.dispose()
     print(f"ratio 2 workers / 1 worker: {rates[2] / rates[1]:.2f} "
           f"({os.cpu_count()} cores on this machine)")
