@@ -14,10 +14,9 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table('jobs', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('not_before', sa.DateTime(timezone=True), nullable=True))
-        batch_op.add_column(sa.Column('retry_reasons', sa.Text(), nullable=False,
-                                      server_default=''))
+    op.add_column('jobs', sa.Column('not_before', sa.DateTime(timezone=True), nullable=True))
+    op.add_column('jobs', sa.Column('retry_reasons', sa.Text(), nullable=False,
+                                    server_default=''))
 
 
 def downgrade() -> None:
