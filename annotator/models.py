@@ -640,6 +640,10 @@ class Job(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # Back-off after a transient database error: not claimed before this moment.
+    not_before: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # One line per attempt that ended in a transient database error ("attempt N at T: why").
+    retry_reasons: Mapped[str] = mapped_column(Text, default="", server_default="")
 
 
 class WorkerBeat(Base):

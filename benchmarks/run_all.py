@@ -38,6 +38,7 @@ SMALL = {
     "bench_page_ready.py": ["--rounds", "5"],
     "bench_import_labelstudio.py": ["--documents", "100", "--repeat", "1"],
     "bench_metric_correlations.py": ["--items", "1000", "--metrics", "3", "--resamples", "200"],
+    "bench_prehighlight_workers.py": ["--documents", "40", "--chunk", "10"],
     "scale.py": ["--documents", "500", "--repeats", "3"],
     "load_test.py": ["--annotators", "3", "--seconds", "5", "--workers", "1",
                      "--documents", "6"],

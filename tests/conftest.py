@@ -31,8 +31,10 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 # run every database test against a fresh PostgreSQL database instead of a SQLite file.
 POSTGRES_ADMIN_URL = os.environ.get("ANNOTATOR_TEST_POSTGRES_URL")
 # Shared fixtures kept in their own modules (requested by name, never imported).
-# tests.outside_reads: no test reads outside the repository or writes into tests/data.
-pytest_plugins = ["tests.adjudication_fixtures", "tests.api_helpers", "tests.outside_reads"]
+# tests.outside_reads: no test reads outside the repository or writes into tests/data;
+# tests.private_postgres: a PostgreSQL server of a test's own, to stop and start.
+pytest_plugins = ["tests.adjudication_fixtures", "tests.api_helpers", "tests.outside_reads",
+                  "tests.private_postgres"]
 PASSWORD = "correct-horse-battery"
 
 

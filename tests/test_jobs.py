@@ -51,8 +51,8 @@ def test_every_kind_has_a_runner():
 def test_one_queued_copy_one_claim_and_an_expired_lease_is_taken_over(database, projects):
     alpha = projects["alpha"]
     with database.session() as session:
-        first = jobs.enqueue(session, "prehighlight", alpha).id
-        assert jobs.enqueue(session, "prehighlight", alpha).id == first  # queued once
+        first = jobs.enqueue(session, "refit", alpha).id
+        assert jobs.enqueue(session, "refit", alpha).id == first  # queued once
         with pytest.raises(jobs.JobError, match="got 'nosuch'"):
             jobs.enqueue(session, "nosuch", alpha)
     one, two = database.sessions(), database.sessions()
@@ -63,7 +63,7 @@ def test_one_queued_copy_one_claim_and_an_expired_lease_is_taken_over(database, 
         assert jobs.claim(two, "w2", 30) is None, "a job is claimed once"
         # Once claimed, the same work may be queued again (it runs after this one).
         with database.session() as session:
-            again = jobs.enqueue(session, "prehighlight", alpha).id
+            again = jobs.enqueue(session, "refit", alpha).id
         assert again != first
         assert jobs.claim(two, "w2", 30) is None, "one running job per project"
 
@@ -86,8 +86,8 @@ def test_one_queued_copy_one_claim_and_an_expired_lease_is_taken_over(database, 
 
 def test_projects_run_side_by_side_and_a_job_killing_its_workers_stops(database, projects):
     with database.session() as session:
-        a1 = jobs.enqueue(session, "prehighlight", projects["alpha"]).id
-        a2 = jobs.enqueue(session, "refit", projects["alpha"]).id
+        a1 = jobs.enqueue(session, "refit", projects["alpha"]).id
+        a2 = jobs.enqueue(session, "prehighlight", projects["alpha"]).id
         b1 = jobs.enqueue(session, "refit", projects["beta"]).id
     session = database.sessions()
     try:
@@ -178,7 +178,7 @@ def test_worker_command_runs_the_queue_once(env, tmp_path):
     imported = runner.invoke(main, ["import", "cli", str(write_jsonl(tmp_path / "d.jsonl",
                                                                      pairs(2)))])
     assert imported.exit_code == 0, imported.output
-    assert "pre-highlighting queued (job 1)" in imported.output
+    assert "pre-highlighting queued (1 chunk from job 1)" in imported.output
     result = runner.invoke(main, ["worker", "--once", "--poll", "0.1"])
     assert result.exit_code == 0, result.output
     assert "stopped after 1 job" in result.output

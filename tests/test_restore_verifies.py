@@ -17,6 +17,7 @@ from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.engine import make_url
 
 from annotator.cli import main
+from annotator.migrations import head_revisions
 from annotator.operations.backup import PG_DUMP_MAGIC, SQLITE_MAGIC
 from tests.conftest import fresh_database_url
 
@@ -123,8 +124,8 @@ def test_tampered_backups_are_refused_and_the_target_stays_empty(
     future = _backup(tmp_path, "future.backup")
     _restore_refused(monkeypatch, restored_url, source_url, future,
                      "9999_from_the_future", "unknown")
-    _execute(source_url, "UPDATE alembic_version SET version_num = "
-                         "'0010_suggestion_kind_scores'")
+    (head,) = head_revisions()
+    _execute(source_url, f"UPDATE alembic_version SET version_num = '{head}'")
 
     # The release-immutability triggers dropped (releases would become editable).
     if _sqlite(source_url):

@@ -128,7 +128,9 @@ def import_command(project_name, files, fmt, update, annotator, name_pattern, ma
     click.echo(f"imported {result.created} new and {result.updated} updated documents "
                f"into {project_name}")
     if result.prehighlight_job is not None:
-        click.echo(f"pre-highlighting queued (job {result.prehighlight_job}): a running "
+        click.echo(f"pre-highlighting queued ({result.prehighlight_chunks} chunk"
+                   f"{'' if result.prehighlight_chunks == 1 else 's'} from job "
+                   f"{result.prehighlight_job}): each running "
                    "`annotator worker` or `annotator serve` does it; `annotator prehighlight "
                    f"{project_name}` does it now")
 

@@ -78,4 +78,6 @@ def prehighlight(project_name, workers, force, learn, auto_learn, refit_every):
             summary = prehighlight_project(session, project, workers=workers, force=force,
                                            progress=progress)
     click.echo(f"pre-highlighted {summary.documents} documents ({summary.suggestions} "
-               f"suggestions); {summary.skipped} already done")
+               f"suggestions); {summary.skipped} already done"
+               + (f"; {summary.by_another_run} of them stored by a worker's chunk meanwhile "
+                  "(kept as it stored them)" if summary.by_another_run else ""))

@@ -18,7 +18,8 @@ from annotator.core.records import (
     read_uploaded_documents,
 )
 from annotator.models import Assignment, Document, Edit, Project, Rating
-from annotator.study import audit, jobs
+from annotator.study import audit
+from annotator.study.prehighlight_queue import queue_prehighlight
 
 # Documents per transaction when importing in batches: small enough that a save waiting
 # for the write lock waits a fraction of a second, large enough to keep imports fast.
@@ -31,8 +32,10 @@ DOCUMENTS = Document.__table__
 class ImportResult:
     created: int
     updated: int
-    # The pre-highlighting job queued for the new or replaced documents (a worker runs it).
+    # The first pre-highlighting chunk queued for the new or replaced documents, and how
+    # many chunks (workers run them: study.prehighlight_queue).
     prehighlight_job: int | None = None
+    prehighlight_chunks: int = 0
 
 
 def import_file(
@@ -167,14 +170,16 @@ def store_documents(
             session.execute(insert(DOCUMENTS), batch)
             batch.clear()
         session.flush()
-        job = None
+        chunks = []
         if created or updated:  # queued in the import's last transaction: all or nothing
-            job = jobs.enqueue(session, "prehighlight", project.id).id
+            chunks = queue_prehighlight(session, project.id)
     except BaseException:
         if in_batches and committed:
             _undo(session, committed)
         raise
-    return ImportResult(created=created, updated=updated, prehighlight_job=job)
+    return ImportResult(created=created, updated=updated,
+                        prehighlight_job=chunks[0].id if chunks else None,
+                        prehighlight_chunks=len(chunks))
 
 
 def _undo(session: Session, document_ids: list[int]) -> None:

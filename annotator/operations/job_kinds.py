@@ -3,9 +3,11 @@
 Every kind is safe to run again from the start, because a worker may die halfway and
 another one then runs the job again:
 
-- ``prehighlight``: pre-highlight the project's documents that have no suggestions yet
-  (queued by every document import); a document is marked in the same transaction that
-  stores its suggestions, so a second run continues where the first stopped;
+- ``prehighlight``: pre-highlight a chunk of the project's documents (the ids in the
+  payload, :mod:`annotator.study.prehighlight_queue`; without a list: every document),
+  those with no suggestions yet (queued by every document import); a document is marked in
+  the same transaction that stores its suggestions, so a second run continues where the
+  first stopped, and a document two runs computed is stored once;
 - ``refit``: refit the loss ranker and re-rank the open documents
   (:func:`annotator.align.store.auto_refresh.run_refit`);
 - ``queue-refresh``: recompute the adjudication queue entries left stale (of the project,
@@ -26,6 +28,7 @@ from annotator.align.store import prehighlight_project
 from annotator.align.store.auto_refresh import run_refit
 from annotator.models import Job, Project
 from annotator.releases.building import run_release_job
+from annotator.study.jobs import JobRefused
 
 Progress = Callable[[int, int], None]
 
@@ -34,7 +37,12 @@ def _prehighlight(session: Session, job: Job, progress: Progress) -> dict:
     project = session.get(Project, job.project_id)
     if project is None:
         return {"skipped": "the project was deleted"}
-    summary = prehighlight_project(session, project, progress=progress)
+    ids = job.payload.get("document_ids")
+    if ids is not None and not (isinstance(ids, list) and all(
+            isinstance(i, int) and not isinstance(i, bool) for i in ids)):
+        raise JobRefused(f"payload field document_ids: expected a list of document ids, got "
+                         f"{str(ids)[:100]!r}")
+    summary = prehighlight_project(session, project, progress=progress, document_ids=ids)
     return {"documents": summary.documents, "suggestions": summary.suggestions}
 
 

@@ -11,6 +11,10 @@ worker writes its own heartbeat row, which ``/healthz`` reads ("worker alive").
 A worker asked to stop (SIGTERM, Ctrl+C, the server shutting down) hands its running job
 back to the queue at the next progress report, so another worker continues it at once
 instead of after the lease.
+
+A job that fails with a transient database error (the database restarting, issue 44) is
+handed back with a back-off (:func:`annotator.study.jobs.retry_later`) once the database
+answers again; the worker waits for it, reconnecting (the engine's pool pings), and goes on.
 """
 
 from __future__ import annotations
@@ -145,51 +149,100 @@ class Worker:
                 return None
             log.info("worker %s: job %s (%s, project %s), attempt %s", self.id, job.id,
                      job.kind, job.project_id, job.attempts)
+            try:  # the queue pages count this worker busy at once (jobs.waiting_for)
+                jobs.beat(session, self.id, job.id)
+            except SQLAlchemyError:
+                session.rollback()
             self._run(session, job)
+            try:  # the job as it ended, for the caller (a rollback in _run expired it)
+                session.refresh(job)
+            except SQLAlchemyError:  # the database is away: the caller gets it expired
+                session.rollback()
             return job
         finally:
             session.close()
 
     def _run(self, session, job: Job) -> None:
-        heartbeat = _Heartbeat(self, job.id)
+        # Read now: a rollback expires the row, and reading it again needs the database.
+        job_id, kind = job.id, job.kind
+        heartbeat = _Heartbeat(self, job_id)
         heartbeat.start()
 
         def progress(done: int, total: int) -> None:
             heartbeat.progress = (done, total)
             if heartbeat.lost.is_set():
-                raise jobs.LeaseLost(f"job {job.id} was taken over by another worker")
+                raise jobs.LeaseLost(f"job {job_id} was taken over by another worker")
             if self.stopping.is_set():
                 raise Stopping(f"worker {self.id} is stopping")
 
-        error = None
+        error = transient = None
         result: dict = {}
         try:
-            runner = RUNNERS.get(job.kind)
+            runner = RUNNERS.get(kind)
             if runner is None:
-                raise jobs.JobError(f"this version knows no job kind {job.kind!r}")
+                raise jobs.JobError(f"this version knows no job kind {kind!r}")
             result = runner(session, job, progress) or {}
             session.commit()
         except jobs.LeaseLost:
             session.rollback()
-            log.warning("worker %s: lost job %s to another worker", self.id, job.id)
+            log.warning("worker %s: lost job %s to another worker", self.id, job_id)
             return
         except Stopping:
             session.rollback()
-            jobs.hand_back(session, job.id, self.id)
+            jobs.hand_back(session, job_id, self.id)
             return
-        except jobs.JobRefused as exc:
-            session.rollback()
-            log.info("worker %s: job %s (%s) refused: %s", self.id, job.id, job.kind, exc)
-            error = str(exc)
         except Exception as exc:  # a job's failure is the job's, never the worker's
             session.rollback()
-            log.exception("worker %s: job %s (%s) failed", self.id, job.id, job.kind)
-            error = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            if jobs.is_transient(exc):  # the database, not the job: run it again later
+                transient = _first_line(exc)
+                log.warning("worker %s: job %s (%s) met a database error, handing it back: "
+                            "%s", self.id, job_id, kind, transient)
+            else:
+                error = self._failure(job_id, kind, exc)
         finally:
             heartbeat.done.set()
             heartbeat.join()
-        jobs.finish(session, job.id, self.id, error=error, result=result,
-                    progress=heartbeat.progress)
+        if transient is not None:
+            self._until_written(session, lambda: jobs.retry_later(
+                session, job_id, self.id, transient))
+        else:
+            self._until_written(session, lambda: jobs.finish(
+                session, job_id, self.id, error=error, result=result,
+                progress=heartbeat.progress))
+
+    def _failure(self, job_id: int, kind: str, exc: Exception) -> str:
+        """The error a failed job keeps (a refusal: its message alone)."""
+        if isinstance(exc, jobs.JobRefused):
+            log.info("worker %s: job %s (%s) refused: %s", self.id, job_id, kind, exc)
+            return str(exc)
+        log.error("worker %s: job %s (%s) failed", self.id, job_id, kind, exc_info=exc)
+        return "".join(traceback.format_exception_only(type(exc), exc)).strip()
+
+    def _until_written(self, session, write) -> None:
+        """Run ``write`` (a change of the held job), again while the database is away,
+        waiting a growing while between tries; give up when the worker stops (the job's
+        lease then expires and another worker takes it)."""
+        tries = 0
+        while True:
+            try:
+                write()
+                return
+            except Exception as exc:
+                session.rollback()
+                if not jobs.is_transient(exc):
+                    raise
+                tries += 1
+                log.warning("worker %s: database away (%s), try %s", self.id,
+                            _first_line(exc), tries)
+                if self.stopping.wait(min(0.5 * tries, MAX_HEARTBEAT_SECONDS)):
+                    return
+
+
+def _first_line(exc: BaseException) -> str:
+    """The driver's message of a database error (no SQL statement, no parameters)."""
+    cause = getattr(exc, "orig", None) or exc
+    text = str(cause).strip().splitlines()
+    return f"{type(cause).__name__}: {text[0] if text else ''}"
 
 
 def start_in_thread(database, **options) -> tuple[Worker, threading.Thread]:

@@ -108,6 +108,7 @@ class ReleaseInProgress:
     done: int
     total: int
     error: str
+    waiting: str = ""  # what a queued build waits for (jobs.waiting_for)
 
     @property
     def percent(self) -> int:
@@ -116,7 +117,7 @@ class ReleaseInProgress:
     def to_dict(self) -> dict:
         return {"job": self.job_id, "version": self.version, "state": self.state,
                 "done": self.done, "total": self.total, "percent": self.percent,
-                "error": self.error}
+                "error": self.error, "waiting": self.waiting}
 
 
 def releases_in_progress(session: Session, project: Project) -> list[ReleaseInProgress]:
@@ -136,6 +137,8 @@ def releases_in_progress(session: Session, project: Project) -> list[ReleaseInPr
             failed += 1
         if version is None and not error:  # (a failed one says why in its error)
             error = "payload unreadable: the worker will fail this job"
-        found.append(ReleaseInProgress(job.id, version or "?", job.state, job.progress_done,
-                                       job.progress_total, error))
+        found.append(ReleaseInProgress(
+            job.id, version or "?", job.state, job.progress_done, job.progress_total,
+            error or job.retry_reasons,
+            jobs.waiting_for(session, job.id) if job.state == "queued" else ""))
     return found

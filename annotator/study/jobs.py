@@ -10,8 +10,19 @@ PostgreSQL-only. A row also makes progress and failures plain data for the proje
 Claiming (:func:`claim`) selects the oldest ready job ``FOR UPDATE SKIP LOCKED`` on
 PostgreSQL (two workers never wait on, nor take, the same row) and then takes it with a
 compare-and-set ``UPDATE ... WHERE state = <as read>``; SQLite ignores ``FOR UPDATE`` and
-serialises writers, so the compare-and-set alone keeps one winner there. Jobs of one
-project run one at a time (a refit and a pre-highlighting run both rewrite suggestions).
+serialises writers, so the compare-and-set alone keeps one winner there.
+
+Lanes (issue 44): releases and queue refreshes are claimed before refits, and refits before
+pre-highlighting chunks (:data:`LANES`), so a release never waits behind a queue of chunks,
+only for a worker to finish the chunk it runs. Of one project, jobs that rewrite
+suggestions (pre-highlighting, refit) run one at a time, except pre-highlighting chunks,
+which run side by side (each document is written once, under a row lock:
+:mod:`annotator.align.store`); releases and queue refreshes, which read no suggestions, run
+one at a time among themselves, whatever else runs.
+
+A transient database error (the server restarting: :func:`is_transient`) is no failure of
+the job: :func:`retry_later` hands it back with a back-off and keeps the reason; it fails
+after :data:`MAX_ATTEMPTS` attempts with every reason.
 
 A job's payload and result are JSON this tool wrote, but a row may have been changed by
 hand, restored from elsewhere or written by another version. Nothing here loads them
@@ -29,8 +40,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from sqlalchemy import Text, and_, cast, delete, exists, or_, select, update
+from sqlalchemy import Text, and_, case, cast, delete, exists, func, not_, or_, select, update
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, aliased, defer
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -51,6 +63,13 @@ MAX_ERROR_CHARS = 2000
 MAX_STORED_JSON_CHARS = 100_000
 # Load a Job without its JSON columns (read them with :func:`stored_json`).
 WITHOUT_JSON = (defer(Job.payload), defer(Job.result))
+# Claim order: a lower lane first, then the oldest. Kinds not named (a newer version's) go
+# with the refits.
+LANES = {"release": 0, "queue-refresh": 0, "refit": 1, "prehighlight": 2}
+# Kinds that rewrite a project's suggestions: one at a time per project (chunks aside).
+SUGGESTION_WRITERS = ("prehighlight", "refit")
+# Back-off after a transient database error: 2, 4, 8, 16... seconds, at most this many.
+MAX_BACKOFF_SECONDS = 60.0
 
 
 class JobError(ValueError):
@@ -174,17 +193,37 @@ def _dialect_insert(dialect: str):
     return insert
 
 
-def _ready(moment: datetime):
-    """Queued jobs, and running ones whose lease expired (their worker died), of a project
-    with no other job running under a live lease, nor an older one waiting to be taken
-    over (so a dead worker's job resumes before the project's next job starts)."""
+def _conflicts(other, job):
+    """Whether ``other`` running keeps ``job`` (of the same project) waiting: both rewrite
+    suggestions (two pre-highlighting chunks aside), or neither does."""
+    writes, other_writes = job.kind.in_(SUGGESTION_WRITERS), other.kind.in_(SUGGESTION_WRITERS)
+    return or_(and_(writes, other_writes,
+                    not_(and_(job.kind == "prehighlight", other.kind == "prehighlight"))),
+               and_(not_(writes), not_(other_writes)))
+
+
+def _busy(job, moment: datetime):
+    """A job of ``job``'s project that keeps it waiting: running under a live lease, or an
+    older one waiting to be taken over (a dead worker's job resumes before the next)."""
     other = aliased(Job)
-    busy = exists().where(other.project_id == Job.project_id, other.id != Job.id,
-                          other.state == "running",
-                          or_(other.lease_expires_at >= moment, other.id < Job.id))
+    return exists().where(other.project_id == job.project_id, other.id != job.id,
+                          other.state == "running", _conflicts(other, job),
+                          or_(other.lease_expires_at >= moment, other.id < job.id))
+
+
+def _ready(moment: datetime):
+    """Queued jobs past their back-off, and running ones whose lease expired (their worker
+    died), of a project with no conflicting job (:func:`_busy`)."""
     expired = and_(Job.state == "running", Job.lease_expires_at < moment)
-    return and_(or_(Job.state == "queued", expired),
-                or_(Job.project_id.is_(None), ~busy))
+    queued = and_(Job.state == "queued",
+                  or_(Job.not_before.is_(None), Job.not_before <= moment))
+    return and_(or_(queued, expired),
+                or_(Job.project_id.is_(None), ~_busy(Job, moment)))
+
+
+def _lane(job=Job):
+    return case(*((job.kind == kind, lane) for kind, lane in LANES.items()),
+                else_=LANES["refit"])
 
 
 def claim(session: Session, worker_id: str, lease_seconds: float, *,
@@ -199,8 +238,11 @@ def claim(session: Session, worker_id: str, lease_seconds: float, *,
     while races < 20:  # lost compare-and-set races (SQLite) retry with the next job
         moment = now()
         ready = _ready(moment) if kinds is None else and_(_ready(moment), Job.kind.in_(kinds))
-        job = session.scalar(select(Job).where(ready).order_by(Job.id).limit(1)
-                             .options(*WITHOUT_JSON).with_for_update(skip_locked=True))
+        # populate_existing: a row this session loaded before (a job it handed back) is
+        # read as stored now, or the compare-and-set below would use stale values.
+        job = session.scalar(select(Job).where(ready).order_by(_lane(), Job.id).limit(1)
+                             .options(*WITHOUT_JSON).with_for_update(skip_locked=True)
+                             .execution_options(populate_existing=True))
         if job is None:
             session.commit()
             return None
@@ -212,7 +254,8 @@ def claim(session: Session, worker_id: str, lease_seconds: float, *,
                                                   Job.attempts == attempts).values(
             state="running", dedupe_key=None, lease_owner=worker_id,
             lease_expires_at=moment + timedelta(seconds=lease_seconds),
-            attempts=attempts + 1, started_at=job.started_at or moment, error="")
+            attempts=attempts + 1, started_at=job.started_at or moment, error="",
+            not_before=None)
             .execution_options(synchronize_session=False)).rowcount
         session.commit()
         if taken == 1:
@@ -230,11 +273,55 @@ def claim(session: Session, worker_id: str, lease_seconds: float, *,
 
 
 def _finish_expired(session: Session, job: Job, moment: datetime) -> None:
+    error = (f"its worker stopped {job.attempts} times while running it (killed, or out of "
+             "memory?); not tried again")
+    if job.retry_reasons:
+        error += "\n" + job.retry_reasons
     session.execute(update(Job).where(Job.id == job.id, Job.state == "running").values(
         state="failed", finished_at=moment, lease_owner=None, lease_expires_at=None,
-        error=f"its worker stopped {job.attempts} times while running it (killed, or out of "
-              "memory?); not tried again").execution_options(synchronize_session=False))
+        error=error[:MAX_ERROR_CHARS]).execution_options(synchronize_session=False))
     session.commit()
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether ``exc`` is the database being away (restarting, a dropped connection) rather
+    than the job's own fault: worth running the job again once the database is back."""
+    if isinstance(exc, (OperationalError, InterfaceError, DisconnectionError)):
+        return True
+    return isinstance(exc, DBAPIError) and exc.connection_invalidated
+
+
+def backoff_seconds(attempts: int) -> float:
+    """The wait before attempt ``attempts + 1``: 2^attempts seconds, at most
+    :data:`MAX_BACKOFF_SECONDS`."""
+    return min(2.0 ** max(attempts, 1), MAX_BACKOFF_SECONDS)
+
+
+def retry_later(session: Session, job_id: int, worker_id: str, reason: str) -> bool:
+    """After a transient database error: the job held by ``worker_id`` goes back to the
+    queue, claimable after :func:`backoff_seconds`, with ``reason`` added to its
+    ``retry_reasons``; after :data:`MAX_ATTEMPTS` attempts it fails instead, its error
+    naming every reason. False if ``worker_id`` no longer holds the job."""
+    row = session.execute(select(Job.attempts, Job.retry_reasons).where(
+        Job.id == job_id, Job.lease_owner == worker_id, Job.state == "running")).first()
+    if row is None:
+        session.commit()
+        return False
+    attempts, reasons = row
+    moment = now()
+    line = f"attempt {attempts} at {moment.isoformat(timespec='seconds')}: " + \
+        " ".join(reason.split())[:300]
+    reasons = f"{reasons}\n{line}" if reasons else line
+    if attempts >= MAX_ATTEMPTS:
+        values = {"state": "failed", "finished_at": moment, "lease_owner": None,
+                  "lease_expires_at": None, "retry_reasons": reasons,
+                  "error": (f"the database failed {attempts} attempts in a row; not tried "
+                            f"again:\n{reasons}")[:MAX_ERROR_CHARS]}
+    else:
+        values = {"state": "queued", "lease_owner": None, "lease_expires_at": None,
+                  "retry_reasons": reasons,
+                  "not_before": moment + timedelta(seconds=backoff_seconds(attempts))}
+    return _update_held(session, job_id, worker_id, values)
 
 
 def extend(session: Session, job_id: int, worker_id: str, lease_seconds: float,
@@ -310,6 +397,51 @@ def newest_beat(session: Session | Connection) -> datetime | None:
         WorkerBeat.seen_at.desc()).limit(1)))
 
 
+# How a waiting page names jobs ahead: (one, several).
+KIND_NAMES = {"prehighlight": ("pre-highlighting chunk", "pre-highlighting chunks"),
+              "refit": ("refit", "refits"), "queue-refresh": ("queue refresh", "queue refreshes"),
+              "release": ("release", "releases")}
+
+
+def _counted(count: int, kind: str) -> str:
+    one, several = KIND_NAMES.get(kind, (f"{kind} job", f"{kind} jobs"))
+    return f"{count} {one if count == 1 else several}"
+
+
+def waiting_for(session: Session, job_id: int) -> str:
+    """What a queued job waits for, from the queue as it is: its back-off after a database
+    error, the jobs a worker will claim before it (:data:`LANES`, then age), a job of its
+    project it may not run beside, and how many live workers are busy; "" when the job is
+    not queued. E.g. "waiting: 3 pre-highlighting chunks ahead, 1 of 1 worker busy"."""
+    job = session.scalars(select(Job).where(Job.id == job_id).options(*WITHOUT_JSON)).first()
+    if job is None or job.state != "queued":
+        return ""
+    moment, parts = now(), []
+    if job.not_before is not None and aware(job.not_before) > moment:
+        parts.append(f"retry after a database error at "
+                     f"{aware(job.not_before).isoformat(timespec='seconds')}")
+    lane = LANES.get(job.kind, LANES["refit"])
+    ahead = or_(_lane() < lane, and_(_lane() == lane, Job.id < job.id))
+    for kind, count in session.execute(
+            select(Job.kind, func.count()).where(Job.state == "queued", Job.id != job.id, ahead)
+            .group_by(Job.kind).order_by(_lane(), Job.kind)):
+        parts.append(f"{_counted(count, kind)} ahead")
+    if job.project_id is not None:
+        other, this = aliased(Job), aliased(Job)
+        blocking = session.execute(select(other.kind, func.count()).where(
+            this.id == job.id, other.project_id == this.project_id, other.id != this.id,
+            other.state == "running", _conflicts(other, this))
+            .group_by(other.kind).order_by(other.kind)).all()
+        for kind, count in blocking:
+            parts.append(f"{_counted(count, kind)} of this project running")
+    since = moment - timedelta(seconds=WORKER_ALIVE_SECONDS)
+    alive, busy = session.execute(select(func.count(), func.count(WorkerBeat.job_id)).where(
+        WorkerBeat.seen_at >= since)).one()
+    parts.append(f"{busy} of {alive} worker{'' if alive == 1 else 's'} busy" if alive
+                 else "no worker running")
+    return "waiting: " + ", ".join(parts)
+
+
 @dataclass
 class JobView:
     """A job as the project page shows it."""
@@ -323,6 +455,7 @@ class JobView:
     attempts: int
     created_at: datetime | None
     finished_at: datetime | None
+    waiting: str = ""  # what a queued job waits for (:func:`waiting_for`)
 
     @property
     def percent(self) -> int:
@@ -333,5 +466,7 @@ def recent_jobs(session: Session, project_id: int, limit: int = 10) -> list[JobV
     """The project's newest jobs, newest first (reads only)."""
     rows = session.scalars(select(Job).where(Job.project_id == project_id)
                            .options(*WITHOUT_JSON).order_by(Job.id.desc()).limit(limit)).all()
-    return [JobView(j.id, j.kind, j.state, j.progress_done, j.progress_total, j.error,
-                    j.attempts, aware(j.created_at), aware(j.finished_at)) for j in rows]
+    return [JobView(j.id, j.kind, j.state, j.progress_done, j.progress_total,
+                    j.error or j.retry_reasons, j.attempts, aware(j.created_at),
+                    aware(j.finished_at), waiting_for(session, j.id) if j.state == "queued"
+                    else "") for j in rows]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime, timezone
 
 from markupsafe import Markup, escape
@@ -45,6 +46,24 @@ def local_time(moment) -> Markup:
     return Markup('<time datetime="{0}">{0}</time>').format(escape(iso))
 
 
+# An ISO time inside a sentence the server words (static/js/prehighlight_progress.js has
+# the same pattern).
+ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?")
+
+
+def times_local(sentence) -> Markup:
+    """A sentence (escaped) whose ISO times become ``<time>`` elements, shown in the
+    reader's time zone like :func:`local_time`."""
+    text = str(sentence or "")
+    parts, at = [], 0
+    for match in ISO_TIME.finditer(text):
+        parts += [escape(text[at:match.start()]), local_time(match.group(0))]
+        at = match.end()
+    parts.append(escape(text[at:]))
+    return Markup("").join(parts)
+
+
 def register(app) -> None:
     app.jinja_env.filters["duration"] = duration
     app.jinja_env.filters["local_time"] = local_time
+    app.jinja_env.filters["times_local"] = times_local

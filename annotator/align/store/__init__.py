@@ -7,6 +7,13 @@ Resumable: a document is marked ``prehighlighted_at`` in the same transaction th
 its suggestions, and work is committed in chunks, so an interrupted run continues where it
 stopped. ``force`` recomputes everything (old suggestions and their accept/dismiss actions
 are replaced).
+
+Idempotent per document (issue 44: several workers pre-highlight chunks of one project, and
+a chunk whose lease expired may still be running when another worker takes it over): the
+run computes first, then marks its documents with one ``UPDATE ... WHERE prehighlighted_at
+IS NULL RETURNING id`` and stores suggestions only for the documents that statement
+returned. The update locks those rows (PostgreSQL: a second run waits, then finds them
+marked; SQLite: writers are serialised), so a document ends with one set of suggestions.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from typing import Callable
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from annotator.agreement.prehighlight_agreement import Mark
@@ -46,6 +53,8 @@ class PrehighlightSummary:
     documents: int
     suggestions: int
     skipped: int
+    # Of ``documents``: stored by another run (a worker's chunk) while this one computed.
+    by_another_run: int = 0
 
 
 def align_settings(project: Project):
@@ -55,10 +64,14 @@ def align_settings(project: Project):
     return AlignSettings(**{k: v for k, v in overrides.items() if k in known})
 
 
-def pending_documents(session: Session, project: Project, force: bool) -> list[int]:
+def pending_documents(session: Session, project: Project, force: bool,
+                      document_ids: list[int] | None = None) -> list[int]:
+    """The project's documents to pre-highlight (of ``document_ids`` only, when given)."""
     query = select(Document.id).where(Document.project_id == project.id)
     if not force:
         query = query.where(Document.prehighlighted_at.is_(None))
+    if document_ids is not None:
+        query = query.where(Document.id.in_(document_ids))
     return list(session.scalars(query.order_by(Document.position, Document.id)))
 
 
@@ -71,28 +84,41 @@ def prehighlight_project(
     progress: Callable[[int, int], None] | None = None,
     user_id: int | None = None,
     chunk: int = CHUNK,
+    document_ids: list[int] | None = None,
 ) -> PrehighlightSummary:
-    """Suggestions for the project's documents not yet pre-highlighted (all with ``force``),
-    aligned ``chunk`` documents at a time and committed one document at a time (each
-    commit is progress others can read; ``progress`` is called after it)."""
+    """Suggestions for the project's documents not yet pre-highlighted (all with ``force``;
+    of ``document_ids`` only, a job's chunk, when given), committed ``chunk`` documents at a
+    time (each commit is progress others can read). A document another run stored meanwhile
+    is left as that run stored it (module docstring)."""
     schema = project_schema(project)
     detectors = set(schema.prehighlighters) or None
     settings = align_settings(project)
     total = session.scalar(select(func.count(Document.id)).where(
         Document.project_id == project.id))
-    pending = pending_documents(session, project, force)
+    pending = pending_documents(session, project, force, document_ids)
     # Each worker process loads the embedding model (seconds): only worth it for many documents.
     workers = max(1, min(workers, len(pending) // MIN_DOCUMENTS_PER_WORKER))
-    stored = stored_documents = 0
+    stored = stored_documents = elsewhere = 0
     for start in range(0, len(pending), chunk):
         documents = session.scalars(select(Document).where(
             Document.id.in_(pending[start:start + chunk])).order_by(Document.position)).all()
         inputs = [_pair(doc) for doc in documents]
         by_id = {str(doc.id): doc for doc in documents}
-        for doc_id, suggestions, groups in suggest_many(
-                inputs, workers=workers, detectors=detectors, settings=settings,
-                with_alignment=True):
+        computed = []
+        for item in suggest_many(inputs, workers=workers, detectors=detectors,
+                                 settings=settings, with_alignment=True):
+            computed.append(item)
+            if progress is not None:  # (a heartbeat: a stopping worker stops here)
+                progress(stored_documents, len(pending))
+        mine = _mark(session, [doc.id for doc in documents], force)
+        for doc_id, suggestions, groups in computed:
             doc = by_id[doc_id]
+            if doc.id not in mine:  # another run stored it meanwhile (module docstring)
+                elsewhere += 1
+                if progress is not None:
+                    progress(stored_documents := stored_documents + 1, len(pending))
+                continue
+            session.expire(doc, ["suggestions"])  # read them under the row lock
             doc.alignment = sentence_groups(groups, doc.source_sentences, doc.target_sentences)
             doc.suggestions.clear()
             for s in suggestions:
@@ -110,7 +136,18 @@ def prehighlight_project(
                  suggestions=stored, force=force)
     session.commit()
     return PrehighlightSummary(documents=len(pending), suggestions=stored,
-                               skipped=total - len(pending))
+                               skipped=total - len(pending), by_another_run=elsewhere)
+
+
+def _mark(session: Session, document_ids: list[int], force: bool) -> set[int]:
+    """Mark the documents pre-highlighted now and lock them until the commit; the ids this
+    run may store suggestions for (with ``force``: all; else those no run marked before)."""
+    moment = datetime.now(timezone.utc)
+    query = update(Document).where(Document.id.in_(document_ids))
+    if not force:
+        query = query.where(Document.prehighlighted_at.is_(None))
+    return set(session.scalars(query.values(prehighlighted_at=moment).returning(Document.id)
+                               .execution_options(synchronize_session=False)))
 
 
 def sentence_groups(groups, source_sentences, target_sentences) -> list:

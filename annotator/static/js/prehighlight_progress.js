@@ -12,6 +12,20 @@ const bar = document.getElementById("prehighlight-bar");
 const count = document.getElementById("prehighlight-count");
 const message = document.getElementById("prehighlight-message");
 const POLL_MS = 700;
+// ISO UTC times inside the server's sentence (web/formatting.py ISO_TIME, the same pattern).
+const ISO_TIME = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?/g;
+
+/** The sentence as text nodes and <time> elements (local time) for the times it holds. */
+function withLocalTimes(sentence) {
+  const parts = [];
+  let at = 0;
+  for (const match of (sentence || "").matchAll(ISO_TIME)) {
+    parts.push(sentence.slice(at, match.index), timeElement(match[0]));
+    at = match.index + match[0].length;
+  }
+  parts.push((sentence || "").slice(at));
+  return parts;
+}
 
 /** Why the start button is off, said on hover (issue 43: it was grey with no reason). */
 export function startRefusal(status) {
@@ -28,14 +42,10 @@ function show(status) {
   bar.value = status.done;
   count.textContent = `${status.done} of ${status.total} documents pre-highlighted`;
   const last = status.last_run;
-  let parts;
-  // A queued job waits for a worker (`annotator serve` keeps one; `annotator worker` adds more).
-  if (status.running && status.state === "queued") parts = ["Queued at ", timeElement(status.started), ": waiting for a worker…"];
-  else if (status.running) parts = ["Running since ", timeElement(status.started), "…"];
-  else if (last && last.error) parts = [`The last run failed: ${last.error}`];
-  else if (last) parts = [`Done: the last run pre-highlighted ${last.documents} documents (${last.suggestions} suggestions), finished `, timeElement(last.finished), "."];
-  else parts = ["Not run yet."];
-  message.replaceChildren(...parts);
+  // The server words the run's state (queued: what the chunks wait for; running: chunks by
+  // state; done: documents summed over the chunks), so the page and this script agree; its
+  // times are shown in the reader's time zone (issue 43).
+  message.replaceChildren(...withLocalTimes(status.message));
   message.classList.toggle("error", Boolean(!status.running && last && last.error));
   section.dataset.state = status.running ? "running" : (last && last.error ? "failed" : "idle");
   disableBecause(button, startRefusal(status));

@@ -16,6 +16,9 @@ function waiting(items) {
 }
 
 function showProgress(item, release) {
+  // A queued build says what it waits for (jobs ahead, busy workers), as the server counts.
+  const waitingFor = item.querySelector(".release-waiting");
+  if (waitingFor && release.waiting) waitingFor.textContent = release.waiting;
   const bar = item.querySelector(".bar > span");
   if (!bar || !release.total) return;
   bar.style.width = `${release.percent}%`;
