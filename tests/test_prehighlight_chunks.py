@@ -16,6 +16,7 @@ from annotator.operations.worker import Worker
 from annotator.study import jobs
 from annotator.study.prehighlight_queue import CHUNK_DOCUMENTS, queue_prehighlight
 from annotator.study.projects import create_project
+from annotator.web.formatting import times_local
 from tests.conftest import login
 from tests.helpers import pairs, write_jsonl
 
@@ -80,8 +81,9 @@ def test_workers_run_the_chunks_and_the_status_sums_them(app, database, users, t
     assert (status["state"], status["chunks"]["queued"], status["done"], status["total"]) == (
         "queued", 3, 0, 5)
     assert status["message"].endswith(": 3 chunks waiting for a worker (no worker running).")
-    assert status["message"] in client.get(f"/projects/{project_id}/setup").get_data(
-        as_text=True)
+    # the page shows the same sentence, its time as a <time> element (local time, issue 43)
+    assert str(times_local(status["message"])) in client.get(
+        f"/projects/{project_id}/setup").get_data(as_text=True)
 
     session = database.sessions()
     try:
@@ -118,8 +120,9 @@ def test_a_document_two_runs_compute_at_once_is_stored_once(database, users, tmp
     inner = {}
 
     def meanwhile_another_run(done, total):
-        """Called by the first run while it computes: a second run (another worker that
-        took the chunk over) stores the same documents first."""
+        """Called by the first run after its first document (each document is marked and
+        stored in a transaction of its own): a second run (another worker that took the
+        chunk over) stores the other documents first."""
         if not inner:
             with database.session() as other:
                 inner["summary"] = prehighlight_project(
@@ -132,11 +135,13 @@ def test_a_document_two_runs_compute_at_once_is_stored_once(database, users, tmp
     finally:
         first.close()
     assert inner["summary"].suggestions > 0
-    assert summary.suggestions == 0, "the first run stored nothing over the second's"
-    assert (summary.documents, summary.by_another_run) == (3, 3)
+    # the first run stored its first document, the second run the two others; neither
+    # stored over the other's
+    assert (summary.documents, summary.by_another_run) == (3, 2)
+    assert (inner["summary"].documents, inner["summary"].by_another_run) == (2, 0)  # 1 done
     with database.session() as session:
         rows = session.execute(select(Suggestion.document_id, Suggestion.kind,
                                       Suggestion.source_spans, Suggestion.target_spans)
                                .where(Suggestion.document_id.in_(ids))).all()
-    assert len(rows) == inner["summary"].suggestions
+    assert len(rows) == inner["summary"].suggestions + summary.suggestions
     assert len({(d, k, str(s), str(t)) for d, k, s, t in rows}) == len(rows), "no duplicate"

@@ -87,9 +87,10 @@ def prehighlight_project(
     document_ids: list[int] | None = None,
 ) -> PrehighlightSummary:
     """Suggestions for the project's documents not yet pre-highlighted (all with ``force``;
-    of ``document_ids`` only, a job's chunk, when given), committed ``chunk`` documents at a
-    time (each commit is progress others can read). A document another run stored meanwhile
-    is left as that run stored it (module docstring)."""
+    of ``document_ids`` only, a job's chunk, when given), aligned ``chunk`` documents at a
+    time and committed one document at a time (each commit is progress others can read;
+    ``progress`` is called after it). A document another run stored meanwhile is left as
+    that run stored it (module docstring)."""
     schema = project_schema(project)
     detectors = set(schema.prehighlighters) or None
     settings = align_settings(project)
@@ -104,32 +105,27 @@ def prehighlight_project(
             Document.id.in_(pending[start:start + chunk])).order_by(Document.position)).all()
         inputs = [_pair(doc) for doc in documents]
         by_id = {str(doc.id): doc for doc in documents}
-        computed = []
-        for item in suggest_many(inputs, workers=workers, detectors=detectors,
-                                 settings=settings, with_alignment=True):
-            computed.append(item)
-            if progress is not None:  # (a heartbeat: a stopping worker stops here)
-                progress(stored_documents, len(pending))
-        mine = _mark(session, [doc.id for doc in documents], force)
-        for doc_id, suggestions, groups in computed:
+        for doc_id, suggestions, groups in suggest_many(
+                inputs, workers=workers, detectors=detectors, settings=settings,
+                with_alignment=True):
             doc = by_id[doc_id]
-            if doc.id not in mine:  # another run stored it meanwhile (module docstring)
+            # Mark, then store, in one transaction per document: a document another run
+            # marked meanwhile is left as that run stored it (module docstring), and the
+            # set-up page, which counts the stored marks, moves document by document
+            # instead of stalling for a whole chunk and then jumping (issue 43).
+            if doc.id not in _mark(session, [doc.id], force):
                 elsewhere += 1
-                if progress is not None:
-                    progress(stored_documents := stored_documents + 1, len(pending))
-                continue
-            session.expire(doc, ["suggestions"])  # read them under the row lock
-            doc.alignment = sentence_groups(groups, doc.source_sentences, doc.target_sentences)
-            doc.suggestions.clear()
-            for s in suggestions:
-                doc.suggestions.append(suggestion_row(s))
-            doc.prehighlighted_at = datetime.now(timezone.utc)
-            stored += len(suggestions)
-            # One commit per document: the set-up page counts the stored marks, so its
-            # progress moves document by document instead of stalling for a whole chunk
-            # and then jumping (issue 43); the alignment of a document takes far longer.
+            else:
+                session.expire(doc, ["suggestions"])  # read them under the row lock
+                doc.alignment = sentence_groups(groups, doc.source_sentences,
+                                                doc.target_sentences)
+                doc.suggestions.clear()
+                for s in suggestions:
+                    doc.suggestions.append(suggestion_row(s))
+                doc.prehighlighted_at = datetime.now(timezone.utc)
+                stored += len(suggestions)
             session.commit()
-            if progress is not None:
+            if progress is not None:  # also the heartbeat: a stopping worker stops here
                 progress(stored_documents := stored_documents + 1, len(pending))
     audit.record(session, "prehighlight.run", user_id=user_id, project_id=project.id,
                  object_type="project", object_id=project.id, documents=len(pending),
