@@ -347,3 +347,18 @@ def test_the_regression_band_is_the_spread_of_lines_fitted_to_resamples():
         fitted.append(c + s * grid)
     assert low == pytest.approx(np.percentile(fitted, 5, axis=0))
     assert high == pytest.approx(np.percentile(fitted, 95, axis=0))
+
+
+def test_metrics_shared_out_to_processes_give_the_same_resamples():
+    """The command line shares the metrics out to one forked process per core: the same
+    numbers as one process."""
+    human, _ = _data(n=50)
+    rng = np.random.default_rng(5)
+    metrics = {f"m{k}": human + rng.normal(0, 1 + k, 50) for k in range(3)}
+    counts = resample_counts(50, 40, seed=1)
+    alone = bootstrap_correlations(human, metrics, counts, processes=1)
+    shared = bootstrap_correlations(human, metrics, counts, processes=2)
+    assert list(shared) == list(metrics)
+    for name in metrics:
+        for statistic, values in alone[name].items():
+            np.testing.assert_array_equal(shared[name][statistic], values)

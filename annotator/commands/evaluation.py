@@ -4,6 +4,7 @@ mine-recall|calibrate|route` and `annotator results PROJECT --format csv|json`."
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
@@ -260,7 +261,8 @@ def metrics_command(human, metrics_table, on, human_column, unit, rater, z_norma
         fail(f"only {len(joined.keys)} item(s) are in both tables: nothing to correlate", 2)
     report = evaluate(joined, Options(level=level, resamples=resamples, seed=seed, ci=ci,
                                       tau_like_threshold=tau_like_threshold,
-                                      item_column=item_column))
+                                      item_column=item_column,
+                                      processes=os.cpu_count() or 1))
     report["notes"] = notes
     if html_path is not None:
         from annotator.meta_evaluation.html_report import render

@@ -32,6 +32,7 @@ class Options:
     ci: float = 0.95
     tau_like_threshold: float | None = None
     item_column: str | None = None  # same-item pairs for tau-like
+    processes: int = 1  # the command line shares the metrics out to one process per core
 
 
 def _system_means(joined: Joined) -> tuple[list[str], np.ndarray, dict[str, np.ndarray]]:
@@ -67,7 +68,8 @@ def evaluate(joined: Joined, options: Options) -> dict:
     n = len(human)
     counts = resample_counts(n, options.resamples, options.seed) if (
         options.resamples and n >= 2) else None
-    resampled = bootstrap_correlations(human, metrics, counts) if counts is not None else {}
+    resampled = bootstrap_correlations(human, metrics, counts, options.processes) if (
+        counts is not None) else {}
     results = []
     for name, metric in metrics.items():
         row: dict = {"metric": name, "level": options.level, "n": n}
