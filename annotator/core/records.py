@@ -228,15 +228,25 @@ def _csv_rows(text: str, name: str) -> list[tuple[int, Any]]:
     if missing:
         raise IngestError([Problem(name, 1, c, "missing column") for c in missing])
     rows = []
+    for line, row in csv_dict_rows(reader, name):
+        record = {k: v for k, v in row.items() if k in ("id", "source", "target")}
+        meta = {k: v for k, v in row.items() if k not in record and v not in (None, "")}
+        record["meta"] = meta
+        rows.append((line, record))
+    return rows
+
+
+def csv_dict_rows(reader: csv.DictReader, name: str) -> list[tuple[int, dict]]:
+    """(line, row) of every row of a CSV reader whose header the caller has checked; a row
+    with more cells than the header, or CSV the module cannot read, is an IngestError
+    naming ``name`` and the line."""
+    rows = []
     try:
         for row in reader:
             if None in row:
                 raise IngestError([Problem(name, reader.line_num, None,
                                            "more cells than header columns")])
-            record = {k: v for k, v in row.items() if k in ("id", "source", "target")}
-            meta = {k: v for k, v in row.items() if k not in record and v not in (None, "")}
-            record["meta"] = meta
-            rows.append((reader.line_num, record))
+            rows.append((reader.line_num, dict(row)))
     except csv.Error as exc:
         raise IngestError([Problem(name, reader.line_num, None, f"not valid CSV ({exc})")])
     return rows

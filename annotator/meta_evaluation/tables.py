@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from annotator.core.problems import IngestError, Problem
-from annotator.core.records import decode_upload, json_lines_rows, read_text
+from annotator.core.records import csv_dict_rows, decode_upload, json_lines_rows, read_text
 from annotator.core.shown import got
 
 Key = tuple[str, ...]
@@ -78,15 +78,7 @@ def parse_table(text: str, name: str) -> Table:
                                    f"(got {suffix or 'no ending'})")])
     reader = csv.DictReader(io.StringIO(text, newline=""),
                             delimiter="\t" if suffix == ".tsv" else ",")
-    rows = []
-    try:
-        for row in reader:
-            if None in row:
-                raise IngestError([Problem(name, reader.line_num, None,
-                                           "more cells than header columns")])
-            rows.append((reader.line_num, dict(row)))
-    except csv.Error as exc:
-        raise IngestError([Problem(name, reader.line_num, None, f"not valid CSV ({exc})")])
+    rows = csv_dict_rows(reader, name)  # the importers' CSV rule: FILE:LINE on a bad row
     return Table(name, list(reader.fieldnames or []), rows)
 
 
