@@ -371,12 +371,16 @@ def systems_command(human, system, axes, item, on, rater, z_normalise, where, un
     results, notes = [], []
     try:
         conditions = parse_where(list(where))
+        # the release, or the table, is read once for every axis
+        records = release_scores.gold_records(human) if release_scores.is_release(
+            human) else None
+        plain = read_table(human) if records is None else None
         for axis in [a.strip() for a in axes.split(",") if a.strip()]:
-            if release_scores.is_release(human):
-                table = release_scores.release_table(human, axis, unit)
+            if records is not None:
+                table = release_scores.derived_table(records, str(human), axis, unit)
                 column = release_scores.SCORE_COLUMN
             else:
-                table, column = read_table(human), axis
+                table, column = plain, axis
             notes += table.notes
             table = filtered(table, conditions)
             systems, scores, items = system_scores(

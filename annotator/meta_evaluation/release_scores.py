@@ -23,7 +23,6 @@ score column ``human`` and each document's metadata, so ``--system`` can name a 
 
 from __future__ import annotations
 
-import io
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from annotator.core.problems import IngestError, Problem
-from annotator.core.records import json_lines_rows, read_text
+from annotator.core.records import decode_upload, json_lines_rows, read_text
 from annotator.meta_evaluation.tables import Table
 
 KINDS = ("count", "sum", "mean", "plaba", "label")
@@ -59,11 +58,7 @@ def gold_records(path: Path) -> list[tuple[int, dict]]:
         except zipfile.BadZipFile as exc:
             raise IngestError([Problem(str(path), None, None, f"not a zip file ({exc})")])
         name = f"{path}:{members[0]}"
-        try:
-            text = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8").read()
-        except UnicodeDecodeError:
-            raise IngestError([Problem(name, None, None, "invalid UTF-8")]) from None
-        return _records(text, name)
+        return _records(decode_upload(raw, name), name)
     return _records(read_text(path), str(path))
 
 
@@ -111,20 +106,19 @@ def _holds(value: Any, wanted: str) -> bool:
 
 def release_table(path: Path, expression: str, unit: str = "document") -> Table:
     """The derived human table of a release (see the module docstring)."""
-    return _derived(gold_records(path), str(path), expression, unit)
+    return derived_table(gold_records(path), str(path), expression, unit)
 
 
-def gold_table(raw: bytes, name: str, expression: str, unit: str = "document") -> Table:
-    """The same from a stored release's gold.jsonl bytes (``name`` is cited in problems)."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise IngestError([Problem(name, None, None, "invalid UTF-8")]) from None
-    return _derived(_records(text, name), name, expression, unit)
+def stored_gold_records(raw: bytes, name: str) -> list[tuple[int, dict]]:
+    """The records of a stored release's gold.jsonl bytes (``name`` is cited in problems),
+    decoded by the importers' UTF-8 rule."""
+    return _records(decode_upload(raw, name), name)
 
 
-def _derived(records: list[tuple[int, dict]], source: str, expression: str,
-             unit: str) -> Table:
+def derived_table(records: list[tuple[int, dict]], source: str, expression: str,
+                  unit: str = "document") -> Table:
+    """The human table ``expression`` derives from gold ``records`` read once (a caller
+    scoring several expressions reads the release once)."""
     kind, name, wanted = parse_expression(expression)
     if unit == "sentence" and kind in ("count", "sum"):
         raise ValueError(f"--human {expression!r} is per document (edits have no sentence); "

@@ -49,8 +49,9 @@ def judge_metrics(project_id: int, version: str):
         page["problems"] = problems
         return render_template("release_metrics.html", **page), 422
     try:
-        human = release_scores.gold_table(gold, f"{version}/gold.jsonl", form["human"],
-                                          form["unit"])
+        source = f"{version}/gold.jsonl"
+        human = release_scores.derived_table(release_scores.stored_gold_records(gold, source),
+                                             source, form["human"], form["unit"])
         joined = join(human, read_uploaded_table(upload.read(), upload.filename),
                       [c.strip() for c in form["on"].split(",") if c.strip()],
                       release_scores.SCORE_COLUMN, system=form["system"] or None)
