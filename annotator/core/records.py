@@ -258,7 +258,7 @@ def validate_rows(
     problems = list(problems or [])
     records: list[DocumentRecord] = []
     first_line: dict[str, int] = {}
-    max_chars = current_limits().max_text_chars  # read once per file, not per text
+    max_chars = current_limits().max_text_chars
     for line, row in rows:
         record = _validate_row(row, line, name, problems, max_chars)
         if record is None:
@@ -333,8 +333,7 @@ def _text(row: dict, key: str, bad, max_chars: int) -> str:
 def text_problem(value: Any, max_chars: int | None = None) -> str | None:
     """Why ``value`` cannot be the original or the simplification of a document pair, or
     None: the one rule for document files and for annotation files that carry their texts.
-    ``max_chars``: the ANNOTATOR_MAX_TEXT_CHARS limit when the caller read it already (once
-    per file: reading the environment for every text was a tenth of an import's time)."""
+    ``max_chars``: the ANNOTATOR_MAX_TEXT_CHARS limit (default: the limit in effect)."""
     if value is None:
         return "required"
     if not isinstance(value, str):
