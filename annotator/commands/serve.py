@@ -194,7 +194,8 @@ class WorkerCount(click.ParamType):
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on. Anything but loopback needs ANNOTATOR_SECRET_KEY.")
-@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--port", default=5000, show_default=True, type=int,
+              help="Port to listen on.")
 @click.option("--workers", default="auto", show_default=True, type=WorkerCount(),
               help="gunicorn worker processes (auto: 2 x cores + 1, at most 9).")
 @click.option("--dev", is_flag=True,
@@ -213,7 +214,8 @@ def serve(host, port, workers, dev, no_worker):
 
 
 @click.command()
-@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--port", default=5000, show_default=True, type=int,
+              help="Port to listen on.")
 @click.option("--no-serve", is_flag=True, help="Only create the demo data, then exit.")
 def demo(port, no_serve):
     """Create the demo projects, two with a study under way, and serve them.
