@@ -51,26 +51,20 @@ class Config:
         replace fields by name (tests and scripts pass a folder or a database URL).
         Raises :class:`SettingError` naming the variable and its value."""
         env = os.environ if environ is None else environ
-        instance = Path(env.get("ANNOTATOR_INSTANCE_PATH") or Path.cwd() / "instance")
-        values = {"instance_path": instance,
-                  "database_url": f"sqlite:///{(instance / 'annotator.sqlite3').resolve()}"}
-        limits, model = {}, {}
+        values: dict = {}
+        groups: dict[str, dict] = {"limits": {}, "embedding": {}}
         for variable in VARIABLES:
             raw = env.get(variable.name)
-            if raw in (None, "") or variable.field == "instance_path":
-                continue
-            value = variable.parse(variable.name, raw)
-            target = (limits if variable.group == "limits"
-                      else model if variable.group == "embedding" else values)
-            target[variable.field] = value
-        values["limits"] = Limits(**limits)
-        values["embedding"] = ModelChoice(**model)
+            if raw not in (None, ""):
+                target = groups[variable.group] if variable.group else values
+                target[variable.field] = variable.parse(variable.name, raw)
+        instance = values.setdefault("instance_path", Path.cwd() / "instance")
+        values.setdefault("database_url",
+                          f"sqlite:///{(instance / 'annotator.sqlite3').resolve()}")
+        values["limits"] = Limits(**groups["limits"])
+        values["embedding"] = ModelChoice(**groups["embedding"])
         values.update(overrides)
         return cls(**values)
-
-    @property
-    def is_sqlite(self) -> bool:
-        return self.database_url.startswith("sqlite")
 
 
 def _text(name: str, raw: str) -> str:
@@ -139,7 +133,7 @@ class Variable:
 
 VARIABLES: tuple[Variable, ...] = (
     Variable("ANNOTATOR_DATABASE_URL", "database_url", _text),
-    Variable("ANNOTATOR_INSTANCE_PATH", "instance_path", _path),  # read first: the default
+    Variable("ANNOTATOR_INSTANCE_PATH", "instance_path", _path),  # the database's default
     Variable("ANNOTATOR_SECRET_KEY", "secret_key", _text),
     Variable("ANNOTATOR_HTTPS", "https", _switch),
     Variable("ANNOTATOR_EXPORTS_PATH", "exports_path", _path),
