@@ -164,7 +164,7 @@ def test_api_size_limits_answer_413_and_422(app, client, study, monkeypatch):
     app.config["MAX_CONTENT_LENGTH"] = 1000
     big = client.post(f"/api/assignments/{aid}/edits", headers=headers,
                       data=json.dumps({"x": "y" * 2000}))
-    assert big.status_code == 413 and "limit of" in big.get_json()["message"]
+    assert big.status_code == 413 and "limit of 1,000 bytes" in big.get_json()["message"]
 
 
 def test_replayed_heartbeats_are_bounded_by_wall_clock(database, study):

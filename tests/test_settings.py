@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from annotator import config as settings
 from annotator.align.embeddings import default_model_path, uses_torch
 from annotator.align.model_choice import current_model
+from annotator.app import create_app
 from annotator.cli import main
 from annotator.config import VARIABLES, Config, SettingError
 from annotator.core.limits import Limits, current_limits
@@ -125,3 +126,11 @@ def test_the_settings_object_is_cheap_to_import():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=True, cwd=ROOT)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_app_takes_its_request_limit_from_its_settings(config, database):
+    app = create_app(dataclasses.replace(config, limits=Limits(max_request_bytes=2048)))
+    assert app.config["MAX_CONTENT_LENGTH"] == 2048
+    answer = app.test_client().post("/login", data={"username": "x" * 5000})
+    assert answer.status_code == 413
+    assert "larger than the limit of 2,048 bytes" in answer.get_data(as_text=True)
