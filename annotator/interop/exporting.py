@@ -95,7 +95,8 @@ def _infolossqa(export: ExportRequest, result: ExportResult) -> None:
                        _dump(export.out / "questions.json", questions)]
 
 
-def _text(render: Callable[[ExportRequest], str]):
+def _one_text_file(render: Callable[[ExportRequest], str]):
+    """A writer of one text file: ``render(export)`` is its content."""
     def write(export: ExportRequest, result: ExportResult) -> None:
         export.out.parent.mkdir(parents=True, exist_ok=True)
         export.out.write_text(render(export), encoding="utf-8")
@@ -119,8 +120,10 @@ EXPORTERS: dict[str, ExportFormat] = {
     "thresh": ExportFormat("{p}-thresh", _thresh),
     "labelstudio": ExportFormat("{p}-labelstudio.json", _labelstudio),
     "labelstudio-min": ExportFormat("{p}-labelstudio-min", _labelstudio_min),
-    "jsonl": ExportFormat("{p}-annotations.jsonl", _text(lambda e: to_jsonl(e.records))),
-    "csv": ExportFormat("{p}-annotations.csv", _text(lambda e: to_csv(e.records, e.schema))),
+    "jsonl": ExportFormat("{p}-annotations.jsonl",
+                          _one_text_file(lambda e: to_jsonl(e.records))),
+    "csv": ExportFormat("{p}-annotations.csv",
+                        _one_text_file(lambda e: to_csv(e.records, e.schema))),
     "infolossqa": ExportFormat("{p}-infolossqa", _infolossqa),
 }
 EXPORT_FORMATS = tuple(EXPORTERS)
