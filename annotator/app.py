@@ -6,14 +6,13 @@ import secrets
 from datetime import timedelta
 from pathlib import Path
 
-from flask import Flask, g, jsonify, request
+from flask import Flask, current_app, g, jsonify, request
 from flask.json.provider import DefaultJSONProvider
 from flask_wtf.csrf import CSRFProtect
 
 from annotator import __version__
-from annotator.config import Config
+from annotator.config import Config, current, use
 from annotator.core import strict_json
-from annotator.core.limits import current_limits
 from annotator.core.resources import static_dir, templates_dir
 from annotator.db import Database
 from annotator.releases.adopt import adopt_release_folders
@@ -45,8 +44,9 @@ csrf = CSRFProtect()
 
 
 def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
-    """Build the app over one database; ``config`` defaults to the environment."""
-    config = config or Config.from_env()
+    """Build the app over one database; ``config`` defaults to the settings in effect (the
+    environment's, read once). The app's settings become the process's (:func:`use`)."""
+    config = use(config or current())
     app = StrictJSONFlask(
         "annotator",
         template_folder=str(templates_dir()),
@@ -60,7 +60,7 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
         SESSION_COOKIE_SECURE=config.https,
         PERMANENT_SESSION_LIFETIME=timedelta(hours=config.session_hours),
         WTF_CSRF_TIME_LIMIT=None,  # a token lives as long as the login session
-        MAX_CONTENT_LENGTH=current_limits().max_request_bytes,
+        MAX_CONTENT_LENGTH=config.limits.max_request_bytes,
         ANNOTATOR=config,
     )
     if config.proxies:
@@ -146,7 +146,7 @@ class StrictJSONFlask(Flask):
 
 
 def _too_large(exc):
-    limit = current_limits().max_request_bytes
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
     message = (f"The request is larger than the limit of {limit:,} bytes "
                "(ANNOTATOR_MAX_REQUEST_BYTES).")
     if request.path.startswith("/api/"):

@@ -10,6 +10,8 @@ import importlib
 
 import click
 
+from annotator.config import Config, SettingError, use
+
 # command name -> (module, attribute, summary). The summary is what `annotator --help`
 # lists, so that the listing imports no command module (they pull in SQLAlchemy, NumPy,
 # the embedding stack); tests/test_cli_startup.py checks each summary opens its command's
@@ -93,3 +95,9 @@ def main():
     ANNOTATOR_DATABASE_URL names another (e.g. postgresql://user@host/db).
     Try `annotator demo` for ready-made projects, two with a study under way.
     """
+    # The settings object, read once from the environment for the whole command (its
+    # commands, the app it serves, the worker it runs: docs/configuration.md).
+    try:
+        use(Config.from_env())
+    except SettingError as exc:
+        raise click.UsageError(str(exc)) from None

@@ -32,6 +32,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from annotator.align import suggest  # noqa: E402
 from annotator.align.embeddings import Embedder  # noqa: E402
+from annotator.align.model_choice import ModelChoice, use_model  # noqa: E402
 
 
 def planted_sentences() -> list[str]:
@@ -51,7 +52,7 @@ def backend_child(backend: str, out: str) -> None:
     """Measure one backend in this (fresh) process; vectors go to ``out`` (.npy)."""
     import numpy as np
 
-    os.environ["ANNOTATOR_EMBEDDING_BACKEND"] = backend
+    use_model(ModelChoice(backend=backend))
     sentences = planted_sentences()
     start = time.perf_counter()
     embedder = Embedder()

@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from annotator import config as config_module
 from annotator.app import create_app
 from annotator.config import Config
 from annotator.db import Database
@@ -101,6 +102,14 @@ def env(tmp_path, database_url, monkeypatch):
 def config(tmp_path, database_url):
     return Config.from_env({}, instance_path=tmp_path / "instance", database_url=database_url,
                            secret_key="test-secret", exports_path=tmp_path / "exports")
+
+
+@pytest.fixture(autouse=True)
+def settings_of_the_environment():
+    """Each test starts with the settings of the environment in effect (annotator.config):
+    a command run in-process or an app built with a config installs its own for the whole
+    process, and that must not reach the next test."""
+    config_module.use(Config.from_env())
 
 
 @pytest.fixture(scope="session", autouse=True)

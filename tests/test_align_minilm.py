@@ -16,6 +16,7 @@ import numpy as np
 
 from annotator.align.embeddings import Embedder, default_model_path
 from annotator.align.minilm import MiniLMEncoder, is_supported
+from annotator.config import Config, use
 from tests.helpers import SALSA as SALSA_EXAMPLE
 
 SALSA = SALSA_EXAMPLE / "salsa.json"
@@ -81,8 +82,8 @@ def test_embedder_uses_numpy_encoder_offline_without_importing_torch():
     assert torch_loaded.strip() == "False"
 
 
-def test_backend_switch_selects_sentence_transformers(monkeypatch):
-    monkeypatch.setenv("ANNOTATOR_EMBEDDING_BACKEND", "sentence-transformers")
+def test_backend_switch_selects_sentence_transformers():
+    use(Config.from_env({"ANNOTATOR_EMBEDDING_BACKEND": "sentence-transformers"}))
     embedder = Embedder()
     assert not isinstance(embedder.model, MiniLMEncoder)
     assert embedder.dimension() == 384

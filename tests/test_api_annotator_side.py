@@ -3,15 +3,18 @@ PlainFact's relation rule, through the Flask test client (SQLite or PostgreSQL).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from sqlalchemy import select
 
-from annotator.core.limits import current_limits
+from annotator.config import Config
+from annotator.core.limits import current_limits, use_limits
 from annotator.models import Suggestion, SuggestionAction
 from tests.api_helpers import Api, doc_of, new_edit
 
 
-def test_a_long_answer_fits_and_the_limit_is_named(app, study, ana, monkeypatch):
+def test_a_long_answer_fits_and_the_limit_is_named(app, study, ana):
     aid = study["assignments"]["ana"][0]
     made = new_edit(ana, aid)["edit"]
     answer = "word " * 5_000  # 25,000 characters
@@ -22,7 +25,7 @@ def test_a_long_answer_fits_and_the_limit_is_named(app, study, ana, monkeypatch)
     )
     assert r.status_code == 200, r.get_json()
     assert r.get_json()["edit"]["fields"]["answer"] == answer
-    monkeypatch.setenv("ANNOTATOR_MAX_TEXT_CHARS", "30000")  # read on use
+    use_limits(replace(current_limits(), max_text_chars=30_000))  # the limits in effect
     r = ana.send(
         "PUT",
         f"/api/edits/{made['id']}",
@@ -39,10 +42,10 @@ def test_a_long_answer_fits_and_the_limit_is_named(app, study, ana, monkeypatch)
 
 
 def test_the_text_limit_comes_from_the_environment():
-    assert current_limits({"ANNOTATOR_MAX_TEXT_CHARS": "5000"}).max_text_chars == 5000
-    assert current_limits({}).max_text_chars == 200_000
+    assert Config.from_env({"ANNOTATOR_MAX_TEXT_CHARS": "5000"}).limits.max_text_chars == 5000
+    assert Config.from_env({}).limits.max_text_chars == 200_000
     with pytest.raises(ValueError, match="ANNOTATOR_MAX_TEXT_CHARS='lots'"):
-        current_limits({"ANNOTATOR_MAX_TEXT_CHARS": "lots"})
+        Config.from_env({"ANNOTATOR_MAX_TEXT_CHARS": "lots"})
 
 
 def test_a_span_only_change_is_a_new_version(study, ana):

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from sqlalchemy import update
 
 from annotator.annotate.store import add_time
+from annotator.config import Config, use
 from annotator.core import strict_json
 from annotator.ingest import IngestError, import_file, read_documents
 from annotator.models import Assignment, User
@@ -108,13 +109,13 @@ def test_csv_nul_in_meta_is_refused(tmp_path):
         read_documents(path)
 
 
-def test_text_length_limit_is_configurable(tmp_path, monkeypatch):
+def test_text_length_limit_is_configurable(tmp_path):
     path = _jsonl(tmp_path, json.dumps({**PAIR, "source": "x" * 1001}))
-    monkeypatch.setenv("ANNOTATOR_MAX_TEXT_CHARS", "1000")
+    use(Config.from_env({"ANNOTATOR_MAX_TEXT_CHARS": "1000"}))
     with pytest.raises(IngestError, match=r":1: field 'source': 1,001 characters, more than "
                                           r"the limit of 1,000"):
         read_documents(path)
-    monkeypatch.setenv("ANNOTATOR_MAX_TEXT_CHARS", "2000")
+    use(Config.from_env({"ANNOTATOR_MAX_TEXT_CHARS": "2000"}))
     assert len(read_documents(path)) == 1
 
 
@@ -163,7 +164,7 @@ def test_api_size_limits_answer_413_and_422(app, client, study, monkeypatch):
     app.config["MAX_CONTENT_LENGTH"] = 1000
     big = client.post(f"/api/assignments/{aid}/edits", headers=headers,
                       data=json.dumps({"x": "y" * 2000}))
-    assert big.status_code == 413 and "limit of" in big.get_json()["message"]
+    assert big.status_code == 413 and "limit of 1,000 bytes" in big.get_json()["message"]
 
 
 def test_replayed_heartbeats_are_bounded_by_wall_clock(database, study):

@@ -6,9 +6,12 @@ annotation walked with the keyboard only."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from sqlalchemy import select
 
+from annotator.core.limits import current_limits, use_limits
 from annotator.models import Assignment, Suggestion, SuggestionAction
 from tests.browser_helpers import (
     SOURCE,
@@ -352,7 +355,7 @@ def test_edit_numbers_count_this_annotators_edits_only(page, live_server, study,
 
 
 def test_a_long_answer_saves_and_beyond_the_limit_says_why(
-    page, live_server, study, database, monkeypatch
+    page, live_server, study, database
 ):
     aid = study["assignments"]["ana"][0]
     prepare(database, aid)
@@ -365,7 +368,8 @@ def test_a_long_answer_saves_and_beyond_the_limit_says_why(
     page.locator("#edit-form [data-field=answer]").blur()
     settle(page)
     assert server_edits(database, aid)[0]["fields"]["answer"] == answer
-    monkeypatch.setenv("ANNOTATOR_MAX_TEXT_CHARS", "30000")  # read on use, by the live server too
+    # The live server runs in this process: the limits in effect are its limits too.
+    use_limits(replace(current_limits(), max_text_chars=30_000))
     page.fill("#edit-form [data-field=answer]", "x" * 30_001)
     page.locator("#edit-form [data-field=answer]").blur()
     page.wait_for_selector("#save-state[data-state=error]")

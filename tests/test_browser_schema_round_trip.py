@@ -4,8 +4,11 @@ before a save would be refused; nothing is cut short by the browser."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from annotator.core.limits import current_limits, use_limits
 from tests.browser_helpers import drag_select, open_page, watch_errors
 from tests.conftest import browser_login
 from tests.helpers import schema_file_assignment
@@ -35,8 +38,8 @@ def study(database, users, tmp_path):
     return schema_file_assignment(database, tmp_path, "ph", "placeholders.yaml", SCHEMA)
 
 
-def test_placeholder_and_text_limit_reach_the_page(page, live_server, study, monkeypatch):
-    monkeypatch.setenv("ANNOTATOR_MAX_TEXT_CHARS", "40")
+def test_placeholder_and_text_limit_reach_the_page(page, live_server, study):
+    use_limits(replace(current_limits(), max_text_chars=40))  # the live server's too
     errors = watch_errors(page)
     browser_login(page, live_server, "ana")
     open_page(page, live_server, study["assignment"])

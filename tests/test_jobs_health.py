@@ -5,6 +5,7 @@ reason otherwise. And migration 0009 (jobs) keeps the data of 0008 both ways."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import timedelta
 
 from sqlalchemy import event, inspect, text, update
@@ -69,8 +70,8 @@ def test_healthz_says_migrations_are_behind_after_a_downgrade(app, database):
 
 
 def test_healthz_with_the_database_gone(config):
-    config.database_url = "postgresql://nobody@127.0.0.1:1/none"
-    app = create_app(config, migrate=False)
+    gone = replace(config, database_url="postgresql://nobody@127.0.0.1:1/none")
+    app = create_app(gone, migrate=False)
     answer = app.test_client().get("/healthz")
     assert answer.status_code == 503
     assert answer.get_json()["database"] == "unreachable"

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
+from annotator.config import Config, use
 from annotator.core.limits import current_limits
 from annotator.models import Project
 from annotator.schemas import SchemaError, parse_schema
@@ -101,17 +102,17 @@ def test_a_value_that_contains_itself_is_refused():
         schema_from_text("name: rec\ntitle: &t [1, *t]\n", "rec.yaml")
 
 
-def test_limits_at_the_edge_are_accepted_and_come_from_the_environment(monkeypatch):
+def test_limits_at_the_edge_are_accepted_and_come_from_the_environment():
     limits = current_limits()
     assert len(schema_from_text(edit_types(limits.max_schema_edit_types), "x").edit_types) \
         == limits.max_schema_edit_types
     assert len(schema_from_text(options(limits.max_schema_options), "x").ratings[0].options) \
         == limits.max_schema_options
-    monkeypatch.setenv("ANNOTATOR_MAX_SCHEMA_EDIT_TYPES", "3")
+    use(Config.from_env({"ANNOTATOR_MAX_SCHEMA_EDIT_TYPES": "3"}))
     with pytest.raises(SchemaError, match=r"at most 3 edit types.*found 4"):
         schema_from_text(edit_types(4), "x")
-    monkeypatch.setenv("ANNOTATOR_MAX_SCHEMA_DEPTH", "200")
-    monkeypatch.setenv("ANNOTATOR_MAX_SCHEMA_BYTES", str(10**7))
+    use(Config.from_env({"ANNOTATOR_MAX_SCHEMA_DEPTH": "200",
+                         "ANNOTATOR_MAX_SCHEMA_BYTES": str(10**7)}))
     # Within raised limits a deep typology is read; the walk is no deeper than its file.
     schema = schema_from_text(thresh_options_deep(60), "thresh.yml")
     assert len(schema.edit_types[0].fields) == 61

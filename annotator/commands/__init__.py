@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from annotator.config import Config
+from annotator.config import current
 from annotator.core.strict_json import MAX_INTEGER
 
 if TYPE_CHECKING:  # SQLAlchemy and the models cost ~0.4 s: only commands that open one
@@ -25,7 +25,7 @@ def open_database(upgrade: bool = True) -> Database:
     """The database every command works on (ANNOTATOR_DATABASE_URL or instance/)."""
     from annotator.db import Database
 
-    database = Database(Config.from_env().database_url)
+    database = Database(current().database_url)
     if upgrade:
         database.upgrade()
     return database
@@ -37,7 +37,7 @@ def adopt_release_folders(database: Database) -> list[str]:
     from annotator.releases.adopt import adopt_release_folders as adopt
 
     with database.session() as session:
-        adopted = adopt(session, Config.from_env().exports_path)
+        adopted = adopt(session, current().exports_path)
     for name in adopted:
         click.echo(f"release folder stored in the database: {name}", err=True)
     return adopted

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from annotator.commands import fail
-from annotator.config import Config
+from annotator.config import current
 from annotator.db import Database
 from annotator.operations.backup import BackupError, backup_database, restore_database
 
@@ -22,7 +22,7 @@ def backup(path):
     API. PostgreSQL: a pg_dump archive in custom format. `annotator restore PATH` brings
     it back into an empty database.
     """
-    database_url = Config.from_env().database_url
+    database_url = current().database_url
     try:
         kind = backup_database(database_url, path)
     except BackupError as exc:
@@ -41,7 +41,7 @@ def restore(path):
     check, is at an unknown migration revision or lacks a trigger or constraint the
     migrations create is refused, and the database is left empty.
     """
-    config = Config.from_env()
+    config = current()
     try:
         verified = restore_database(config.database_url, path)
     except BackupError as exc:

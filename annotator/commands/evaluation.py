@@ -54,7 +54,8 @@ def import_qa(project_name, path, model):
 @eval_group.command("import-references")
 @click.argument("project_name", metavar="PROJECT")
 @click.argument("gold", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--name", default="reference", show_default=True)
+@click.option("--name", default="reference", show_default=True,
+              help="Name the reference QAs are stored under (their model name).")
 def import_refs(project_name, gold, name):
     """Reference QAs from a release's gold.jsonl."""
     from annotator.core.records import IngestError
@@ -72,8 +73,10 @@ def import_refs(project_name, gold, name):
 
 @eval_group.command("sample")
 @click.argument("project_name", metavar="PROJECT")
-@click.option("--per-model", "per_model", type=click.IntRange(1), required=True)
-@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--per-model", "per_model", type=click.IntRange(1), required=True,
+              help="Valid QA pairs to sample from each model.")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="Seed of the random sample (the same seed draws the same pairs).")
 def sample(project_name, per_model, seed):
     """Stratified sample of N valid QA pairs per model (section shares kept)."""
     from annotator.evaluation.store import draw_sample
@@ -86,7 +89,8 @@ def sample(project_name, per_model, seed):
 @eval_group.command("assign")
 @click.argument("project_name", metavar="PROJECT")
 @click.option("--annotators", default=None, help="Comma-separated usernames.")
-@click.option("--per-item", "per_item", type=click.IntRange(1), default=2, show_default=True)
+@click.option("--per-item", "per_item", type=click.IntRange(1), default=2, show_default=True,
+              help="Raters per document.")
 def assign(project_name, annotators, per_item):
     """Give each document with items to rate to N raters (balanced by items)."""
     from annotator.annotate.assignment import AssignmentError
@@ -103,7 +107,8 @@ def assign(project_name, annotators, per_item):
 
 @eval_group.command("mine-recall")
 @click.argument("project_name", metavar="PROJECT")
-@click.option("--threshold", type=float, default=0.65, show_default=True)
+@click.option("--threshold", type=float, default=0.65, show_default=True,
+              help="Cosine similarity above which a pair becomes a candidate.")
 @click.option("--hashing", is_flag=True, help="Word-hashing embeddings instead of the model "
               "(quick checks only).")
 def mine_recall(project_name, threshold, hashing):
@@ -120,9 +125,12 @@ def mine_recall(project_name, threshold, hashing):
 
 @eval_group.command("calibrate")
 @click.argument("project_name", metavar="PROJECT")
-@click.option("--bins", type=click.IntRange(1), default=5, show_default=True)
-@click.option("--per-bin", "per_bin", type=click.IntRange(1), default=4, show_default=True)
-@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--bins", type=click.IntRange(1), default=5, show_default=True,
+              help="Equal-width similarity bins between the lowest and highest.")
+@click.option("--per-bin", "per_bin", type=click.IntRange(1), default=4, show_default=True,
+              help="Pairs drawn from each bin.")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="Seed of the random draw (the same seed draws the same pairs).")
 def calibrate(project_name, bins, per_bin, seed):
     """Print a calibration sample of pairs spread evenly over similarity bins (JSON lines);
     mark them as candidates so raters compare them."""
@@ -159,8 +167,9 @@ def route(project_name, annotator):
 @click.command("results")
 @click.argument("project_name", metavar="PROJECT")
 @click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json",
-              show_default=True)
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None)
+              show_default=True, help="One JSON object, or CSV rows of key and value.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to this file instead of the standard output.")
 def results(project_name, fmt, out):
     """Results of an evaluation project (agreement and result tables) as JSON or CSV."""
     from annotator.evaluation.export import results_csv, results_json
@@ -199,13 +208,14 @@ def results(project_name, fmt, out):
 @click.option("--metrics", "metric_names", default=None,
               help="Metric columns a,b,c (default: every numeric column that is not a key).")
 @click.option("--level", type=click.Choice(["item", "system"]), default="item",
-              show_default=True)
+              show_default=True, help="Correlate per item, or per system (system means).")
 @click.option("--system", default=None, help="System column (needed for --level system).")
 @click.option("--bootstrap", "resamples", type=click.IntRange(0, 100_000), default=1000,
               show_default=True, help="Bootstrap resamples for the intervals (0: none).")
-@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="Seed of the bootstrap resamples (the same seed, the same intervals).")
 @click.option("--ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
-              show_default=True)
+              show_default=True, help="Coverage of the bootstrap intervals.")
 @click.option("--tau-like-threshold", "tau_like_threshold", type=float, default=None,
               help="WMT tau-like over same-item pairs whose human scores differ by more.")
 @click.option("--item", "item_column", default=None,
@@ -352,10 +362,11 @@ def _shown(value) -> str:
 @click.option("--unit", type=click.Choice(["document", "sentence"]), default="document",
               show_default=True, help="What a release's score is computed for.")
 @click.option("--bootstrap", "resamples", type=click.IntRange(10, 100_000), default=1000,
-              show_default=True)
-@click.option("--seed", type=SEED, default=0, show_default=True)
+              show_default=True, help="Bootstrap resamples for the intervals and ranks.")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="Seed of the bootstrap resamples (the same seed, the same intervals).")
 @click.option("--ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
-              show_default=True)
+              show_default=True, help="Coverage of the bootstrap intervals.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True, help="Level of the Holm-adjusted tie tests.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")

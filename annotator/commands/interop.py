@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from annotator.commands import fail, open_database
-from annotator.config import Config
+from annotator.config import current
 from annotator.core.safe_paths import child_path
-from annotator.interop.exporting import DEFAULT_NAMES, EXPORT_FORMATS, export_project
+from annotator.interop.exporting import EXPORT_FORMATS, EXPORTERS, export_project
 from annotator.study.projects import ProjectError, get_project, project_schema
 
 # Imports inside functions: each command loads only what it runs, so `annotator --help`
@@ -47,8 +47,8 @@ def export(project_name, fmt, out, typology, ls_config):
     try:
         with database.session() as session:
             project = get_project(session, project_name)
-            target = out or child_path(Config.from_env().exports_path,
-                                       DEFAULT_NAMES[fmt].format(p=project.slug))
+            target = out or child_path(current().exports_path,
+                                       EXPORTERS[fmt].default_name.format(p=project.slug))
             result = export_project(session, project, fmt, target)
             schema = project_schema(project)
     except ProjectError as exc:

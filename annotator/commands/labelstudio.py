@@ -8,15 +8,16 @@ from pathlib import Path
 import click
 
 from annotator.commands import fail, open_database, project_or_exit
+from annotator.config import current
 from annotator.study.projects import project_schema
 
 # Imports inside functions: each command loads only what it runs, so `annotator --help`
 # and the light commands start fast (benchmarks/bench_cli_startup.py measures it).
 
 SERVER_OPTIONS = [
-    click.option("--url", envvar="LABEL_STUDIO_URL", help="Label Studio address "
+    click.option("--url", help="Label Studio address "
                  "(or LABEL_STUDIO_URL)."),
-    click.option("--token", envvar="LABEL_STUDIO_API_KEY", help="API token "
+    click.option("--token", help="API token "
                  "(or LABEL_STUDIO_API_KEY)."),
 ]
 
@@ -28,10 +29,14 @@ def server_options(command):
 
 
 def connect(url, token):
+    """A client for the server at ``url`` (default: LABEL_STUDIO_URL in the settings) with
+    ``token`` (default: LABEL_STUDIO_API_KEY)."""
     from annotator.interop import labelstudio_server
 
+    settings = current()
     try:
-        return labelstudio_server.client(url, token)
+        return labelstudio_server.client(url or settings.label_studio_url,
+                                         token or settings.label_studio_api_key)
     except RuntimeError as exc:
         fail(str(exc))
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from annotator.commands import adopt_release_folders, fail, open_database, progress_bar
-from annotator.config import Config
+from annotator.config import current
 
 # Imports inside functions: each command loads only what it runs, so `annotator --help`
 # and the light commands start fast (benchmarks/bench_cli_startup.py measures it).
@@ -99,7 +99,7 @@ def run_server(host: str, port: int, workers: int, *, background: bool = True,
     """Serve on ``host:port`` under gunicorn with ``workers`` processes (``dev``: Werkzeug's
     development server, one process); ``background``: run a job worker in a thread of this
     process too (one per `serve`, whatever ``workers`` is)."""
-    config = Config.from_env()
+    config = current()
     problem = None if is_loopback(host) else secret_key_problem(config.secret_key)
     if problem:
         fail(f"refusing to serve on {host}: set ANNOTATOR_SECRET_KEY to a random value first: "
@@ -194,7 +194,8 @@ class WorkerCount(click.ParamType):
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on. Anything but loopback needs ANNOTATOR_SECRET_KEY.")
-@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--port", default=5000, show_default=True, type=int,
+              help="Port to listen on.")
 @click.option("--workers", default="auto", show_default=True, type=WorkerCount(),
               help="gunicorn worker processes (auto: 2 x cores + 1, at most 9).")
 @click.option("--dev", is_flag=True,
@@ -213,7 +214,8 @@ def serve(host, port, workers, dev, no_worker):
 
 
 @click.command()
-@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--port", default=5000, show_default=True, type=int,
+              help="Port to listen on.")
 @click.option("--no-serve", is_flag=True, help="Only create the demo data, then exit.")
 def demo(port, no_serve):
     """Create the demo projects, two with a study under way, and serve them.

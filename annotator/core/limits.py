@@ -2,7 +2,9 @@
 them): a 50 MB document would make a 112 MB annotation page, and an edit with 100,000
 spans is no one's annotation.
 
-Read from the environment on use, so the web app and every command agree:
+Set from the environment once, by the settings object (``annotator.config``, which installs
+them here with :func:`use_limits`); this module only defines them and keeps the ones in
+effect, so the pure layers read them without reading the environment:
 
 - ``ANNOTATOR_MAX_TEXT_CHARS``: characters per source or target text (imports) and per
   text field an annotator saves (a question, an answer, a comment, a rationale);
@@ -23,12 +25,13 @@ Read from the environment on use, so the web app and every command agree:
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
 class Limits:
+    """Each field is set by the variable ``ANNOTATOR_`` + its name in capitals."""
+
     max_text_chars: int = 200_000
     max_spans_per_edit: int = 100
     max_request_bytes: int = 4 * 1024 * 1024
@@ -39,30 +42,15 @@ class Limits:
     max_schema_options: int = 200
 
 
-def _int(env, key: str, default: int) -> int:
-    raw = env.get(key)
-    if raw in (None, ""):
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValueError(f"{key}={raw!r}: expected a whole number") from None
-    if value < 1:
-        raise ValueError(f"{key}={raw!r}: must be at least 1")
-    return value
+_in_effect = Limits()
 
 
-def current_limits(environ=None) -> Limits:
-    env = os.environ if environ is None else environ
-    base = Limits()
-    return Limits(
-        max_text_chars=_int(env, "ANNOTATOR_MAX_TEXT_CHARS", base.max_text_chars),
-        max_spans_per_edit=_int(env, "ANNOTATOR_MAX_SPANS_PER_EDIT", base.max_spans_per_edit),
-        max_request_bytes=_int(env, "ANNOTATOR_MAX_REQUEST_BYTES", base.max_request_bytes),
-        max_schema_bytes=_int(env, "ANNOTATOR_MAX_SCHEMA_BYTES", base.max_schema_bytes),
-        max_schema_depth=_int(env, "ANNOTATOR_MAX_SCHEMA_DEPTH", base.max_schema_depth),
-        max_schema_values=_int(env, "ANNOTATOR_MAX_SCHEMA_VALUES", base.max_schema_values),
-        max_schema_edit_types=_int(env, "ANNOTATOR_MAX_SCHEMA_EDIT_TYPES",
-                                   base.max_schema_edit_types),
-        max_schema_options=_int(env, "ANNOTATOR_MAX_SCHEMA_OPTIONS", base.max_schema_options),
-    )
+def use_limits(limits: Limits) -> None:
+    """Install the limits every later check reads (``annotator.config.use`` calls it)."""
+    global _in_effect
+    _in_effect = limits
+
+
+def current_limits() -> Limits:
+    """The limits in effect: the defaults until the settings object installs its own."""
+    return _in_effect

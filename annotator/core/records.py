@@ -19,14 +19,13 @@ import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from annotator.core import strict_json
 from annotator.core.annotation_shapes import csv_header_format, first_annotation_record, refusal
 from annotator.core.limits import current_limits
 from annotator.core.problems import IngestError, Problem  # noqa: F401  (re-exported: the old import path)
 
-FORMATS = ("jsonl", "json", "csv")
 RESERVED = {"id", "source", "target", "sentences", "meta", "source_sentences", "target_sentences"}
 MAX_ID_LENGTH = 200
 SENTENCE_JOINER = " "
@@ -78,12 +77,7 @@ def read_uploaded_documents(raw: bytes, name: str, fmt: str | None = None
 def parse_documents(text: str, name: str, fmt: str) -> list[DocumentRecord]:
     """The records of a file's text in format ``fmt``, every problem citing ``name``."""
     parse_problems: list[Problem] = []
-    if fmt == "jsonl":
-        rows = json_lines_rows(text, name, parse_problems)
-    elif fmt == "json":
-        rows = json_array_rows(text, name)
-    else:
-        rows = _csv_rows(text, name)
+    rows = ROW_READERS[fmt](text, name, parse_problems)
     _refuse_annotation_file(rows, name)
     return validate_rows(rows, name, parse_problems)
 
@@ -258,7 +252,7 @@ def validate_rows(
     problems = list(problems or [])
     records: list[DocumentRecord] = []
     first_line: dict[str, int] = {}
-    max_chars = current_limits().max_text_chars  # read once per file, not per text
+    max_chars = current_limits().max_text_chars
     for line, row in rows:
         record = _validate_row(row, line, name, problems, max_chars)
         if record is None:
@@ -333,8 +327,7 @@ def _text(row: dict, key: str, bad, max_chars: int) -> str:
 def text_problem(value: Any, max_chars: int | None = None) -> str | None:
     """Why ``value`` cannot be the original or the simplification of a document pair, or
     None: the one rule for document files and for annotation files that carry their texts.
-    ``max_chars``: the ANNOTATOR_MAX_TEXT_CHARS limit when the caller read it already (once
-    per file: reading the environment for every text was a tenth of an import's time)."""
+    ``max_chars``: the ANNOTATOR_MAX_TEXT_CHARS limit (default: the limit in effect)."""
     if value is None:
         return "required"
     if not isinstance(value, str):
@@ -403,3 +396,15 @@ def _join(sentences: list[str]) -> tuple[str, list[tuple[int, int]]]:
         offsets.append((position, position + len(sentence)))
         position += len(sentence) + len(SENTENCE_JOINER)
     return SENTENCE_JOINER.join(sentences), offsets
+
+
+# The document formats (`annotator import --format`; otherwise the file's ending), each with
+# its reader(text, file name, problems) -> [(line, row)]: a reader raises IngestError for a
+# file it cannot read at all, or adds a Problem per unreadable line and goes on; every row
+# is then checked by the one rule, validate_rows. docs/extending.md: adding a format.
+ROW_READERS: dict[str, Callable[[str, str, list[Problem]], list[tuple[int, Any]]]] = {
+    "jsonl": json_lines_rows,
+    "json": lambda text, name, _problems: json_array_rows(text, name),
+    "csv": lambda text, name, _problems: _csv_rows(text, name),
+}
+FORMATS = tuple(ROW_READERS)

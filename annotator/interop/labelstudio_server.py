@@ -10,13 +10,13 @@ nothing is created on the server unless every annotator is a member there.
 ``pull`` downloads the server's full JSON export (``GET /api/projects/{id}/export``) to a
 file that ``annotator import PROJECT FILE --format labelstudio`` reads, and returns the
 server's user ids -> e-mails, so the work lands on the accounts that carry those e-mails.
-Used with a URL and an API token (``LABEL_STUDIO_URL``, ``LABEL_STUDIO_API_KEY``); the tests
+Used with a URL and an API token (the command passes ``LABEL_STUDIO_URL`` and
+``LABEL_STUDIO_API_KEY`` from the settings object, ``annotator.config``); the tests
 run against a real server started by ``scripts/with-labelstudio.sh``.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import httpx
@@ -29,8 +29,6 @@ class PushRefused(RuntimeError):
 
 def client(url: str | None = None, token: str | None = None,
            http: httpx.Client | None = None) -> LabelStudio:
-    url = url or os.environ.get("LABEL_STUDIO_URL")
-    token = token or os.environ.get("LABEL_STUDIO_API_KEY")
     if not url or not token:
         raise RuntimeError("set LABEL_STUDIO_URL and LABEL_STUDIO_API_KEY (or pass url and "
                            "token) to talk to a Label Studio server")

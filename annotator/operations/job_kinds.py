@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from annotator.adjudication.queue import refresh_stale
 from annotator.align.store import prehighlight_project
 from annotator.align.store.auto_refresh import run_refit
+from annotator.core.vocabulary import JOB_KINDS
 from annotator.models import Job, Project
 from annotator.releases.building import run_release_job
 from annotator.study.jobs import JobRefused
@@ -63,9 +64,13 @@ def _queue_refresh(session: Session, job: Job, progress: Progress) -> dict:
     return {"entries": count}
 
 
+# The job kinds and what each runs (docs/extending.md: adding one). A runner gets the open
+# session, the job (its project_id and payload) and progress(done, total); it returns a
+# JSON summary stored on the job, and raises JobRefused for a payload it cannot use.
 RUNNERS: dict[str, Callable[[Session, Job, Progress], dict]] = {
     "prehighlight": _prehighlight,
     "refit": _refit,
     "queue-refresh": _queue_refresh,
     "release": run_release_job,
 }
+assert tuple(RUNNERS) == JOB_KINDS, "every kind jobs.enqueue accepts has its runner"
