@@ -258,3 +258,31 @@ def test_what_a_pull_prints_is_what_it_did(study):
     printed = "\n".join(summary_lines(pull(study, gone), "ilq"))
     assert printed.startswith("nothing imported into ilq: the export matches the stored "
                               "work\n1 annotation(s) unchanged")
+
+
+def _closed_port() -> int:
+    """A loopback port nobody listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize("command", [["pull", "ilq", "7"], ["pull", "ilq", "7", "--import"],
+                                     ["push", "ilq", "--email-domain", "example.org"]])
+def test_an_unreachable_server_is_one_line_naming_it_and_changes_nothing(env, study,
+                                                                         command):
+    from click.testing import CliRunner
+
+    from annotator.cli import main
+
+    url = f"http://127.0.0.1:{_closed_port()}"
+    with study["database"].session() as session:
+        before = row_counts(session)
+    ran = CliRunner().invoke(main, ["labelstudio", *command, "--url", url, "--token", "t"])
+    assert ran.exit_code == 1, ran.output
+    assert f"cannot reach Label Studio at {url}: ConnectError" in ran.output
+    assert "Traceback" not in ran.output and isinstance(ran.exception, SystemExit)
+    with study["database"].session() as session:
+        assert row_counts(session) == before

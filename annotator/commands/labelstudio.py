@@ -91,10 +91,11 @@ def push(project_name, email_domain, url, token):
         config = layout(schema).xml
     ls = connect(url, token)
     try:
-        labelstudio_server.check_people(ls, emails)
-    except labelstudio_server.PushRefused as exc:
+        with labelstudio_server.talking_to(url or current().label_studio_url):
+            labelstudio_server.check_people(ls, emails)
+            ls_id = labelstudio_server.push(ls, project_name, config, tasks)
+    except (labelstudio_server.PushRefused, labelstudio_server.ServerUnreachable) as exc:
         fail(str(exc))
-    ls_id = labelstudio_server.push(ls, project_name, config, tasks)
     click.echo(f"pushed {len(tasks)} tasks ({len(records)} annotator-document records) to "
                f"Label Studio project {ls_id}")
     for note in notes:
@@ -145,7 +146,13 @@ def pull(project_name, ls_project, out, do_import, email_domain, item_key, allow
 
     ls = connect(url, token)
     with tempfile.TemporaryDirectory() as tmp:
-        path = labelstudio_server.pull(ls, ls_project, out or Path(tmp) / "export.json")
+        try:
+            with labelstudio_server.talking_to(url or current().label_studio_url):
+                path = labelstudio_server.pull(ls, ls_project,
+                                               out or Path(tmp) / "export.json")
+                users = labelstudio_server.server_users(ls) if do_import else {}
+        except labelstudio_server.ServerUnreachable as exc:
+            fail(str(exc))
         if not as_json:
             click.echo(f"downloaded the export of Label Studio project {ls_project}"
                        + (f" to {path}" if out else ""))
@@ -153,7 +160,7 @@ def pull(project_name, ls_project, out, do_import, email_domain, item_key, allow
             if as_json:
                 click.echo(json.dumps({"downloaded": str(path) if out else None}))
             return
-        members = pull_identities(labelstudio_server.server_users(ls), email_domain)
+        members = pull_identities(users, email_domain)
         keys = tuple(k.strip() for k in (item_key or "").split(",") if k.strip())
         database = open_database()
         try:

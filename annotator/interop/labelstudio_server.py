@@ -17,14 +17,35 @@ run against a real server started by ``scripts/with-labelstudio.sh``.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 from label_studio_sdk.client import LabelStudio
+from label_studio_sdk.core.api_error import ApiError
 
 
 class PushRefused(RuntimeError):
     """The push would fail half-way on the server; nothing was created."""
+
+
+class ServerUnreachable(RuntimeError):
+    """The server could not be reached, or answered an error: one line for the user."""
+
+
+@contextmanager
+def talking_to(url: str | None):
+    """Turn the HTTP client's and the SDK's exceptions into :class:`ServerUnreachable`
+    naming the server, so a command prints one line instead of a traceback."""
+    try:
+        yield
+    except httpx.HTTPError as exc:
+        raise ServerUnreachable(f"cannot reach Label Studio at {url}: "
+                                f"{type(exc).__name__}: {exc}") from exc
+    except ApiError as exc:
+        body = str(exc.body)[:200] if exc.body is not None else ""
+        raise ServerUnreachable(f"Label Studio at {url} answered {exc.status_code}"
+                                + (f": {body}" if body else "")) from exc
 
 
 def client(url: str | None = None, token: str | None = None,
