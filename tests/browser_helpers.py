@@ -73,11 +73,10 @@ class HeldSave:
 
     def release(self):
         """Let the held save through and wait for the page's next rating save, which must
-        have waited for its answer."""
+        have waited for its answer (it is recorded in ``sent`` as it passes the route)."""
         assert len(self.held) == 1 and len(self.sent) == 1, self.sent
         with self.page.expect_request(self.PATTERN):
             self.held.pop().continue_()
-        self.page.unroute(self.PATTERN)
 
 
 def hold_first_rating_save(page, first_click) -> HeldSave:

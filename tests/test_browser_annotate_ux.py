@@ -85,6 +85,7 @@ def test_double_click_on_a_menu_choice_adds_no_stray_span(page, live_server, stu
         page.mouse.dblclick(x, y)
     wait_settled(page)
     assert page.locator("#edit-form .chip").count() == 1
+    assert page.locator("#popover").is_hidden()  # nor an offer to add the word
     assert [e["spans"] for e in server_edits(database, aid)] == [
         [("source", *span(SOURCE, "124 adults"))]
     ]
@@ -120,6 +121,7 @@ def test_a_press_before_the_first_release_is_handled_adds_no_stray_span(page, li
         }""", list(span(SOURCE, "placebo-controlled")))
     wait_settled(page)
     assert page.locator("#edit-form .chip").count() == 1
+    assert page.locator("#popover").is_hidden()  # nor an offer to add the word
     assert [e["spans"] for e in server_edits(database, aid)] == [
         [("source", *span(SOURCE, "124 adults"))]
     ]

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from annotator.models import Assignment, Document, EvalQAItem, Project, Rating, User
 from annotator.operations.demo import DEMO_USERS, create_demo
-from tests.browser_helpers import hold_rating_saves
+from tests.browser_helpers import hold_first_rating_save, wait_for, wait_settled
 from tests.conftest import ARTIFACTS, UPDATE_SCREENSHOTS, browser_login
 
 PASSWORDS = {name: password for name, _, password in DEMO_USERS}
@@ -250,9 +250,7 @@ def test_score_plaba_axes_then_read_the_results(demo, database, live_server, pag
         for axis, index in (("SIM", 2), ("ACC", 2), ("COM", 1), ("BRV", 0)):
             page.locator(f"input[name='rate-sentence-{i}-{axis}'][value='{index}']").locator(
                 "xpath=..").click()
-    page.wait_for_function("() => document.querySelector('#save-state').dataset.state === 'saved'")
-    page.wait_for_timeout(300)
-    page.wait_for_function("() => document.querySelector('#save-state').dataset.state === 'saved'")
+    wait_settled(page)
     _shot(page, "eval_plaba.png")
     ratings = _ratings(database, aid)
     assert (
@@ -333,23 +331,16 @@ def test_two_quick_clicks_on_one_criterion_are_saved_in_turn(demo, database, liv
     browser_login(page, live_server, "ana", PASSWORDS["ana"])
     page.goto(f"{live_server}/assignments/{aid}")
     page.locator("#criteria .criterion").first.wait_for()
-    sent = hold_rating_saves(page)
-    # Both clicks from inside the page, 50 ms apart (the test process is busy holding the
-    # first request back).
-    page.evaluate("""() => {
-        const option = (v) => document.querySelector(
-            `.criterion[data-field=localization] input[value='${v}']`).closest("label");
-        option("good").click();
-        setTimeout(() => option("missing").click(), 50);
-    }""")
-    for _ in range(100):  # both requests reach the (slowed) server
-        if len(sent) == 2:
-            break
-        page.wait_for_timeout(50)
-    _settle(page)
-    page.unroute("**/api/assignments/*/ratings")
+    def option(value):
+        return page.locator(f".criterion[data-field=localization] label:has(input[value='{value}'])")
 
-    assert [(b["value"], b["version"] is None) for b in sent] == [("good", True), ("missing", False)]
+    saves = hold_first_rating_save(page, option("good").click)
+    option("missing").click()  # the first answer is still on its way (held)
+    wait_for(page, "window.evalPage.pending === 2")  # both clicks taken, one save queued
+    saves.release()
+    _settle(page)
+
+    assert [(b["value"], b["version"] is None) for b in saves.sent] == [("good", True), ("missing", False)]
     assert page.locator("#save-state").get_attribute("data-state") == "saved"
     ratings = _ratings(database, aid)
     assert [value for (_, field), (value, _) in ratings.items() if field == "localization"] == [
