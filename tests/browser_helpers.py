@@ -87,15 +87,16 @@ def hold_first_rating_save(page, first_click) -> HeldSave:
     return held
 
 
-def wait_for(page, expression: str, timeout: float = 5.0):
+def wait_for(page, expression: str, timeout: float = 10.0):
     """Wait, inside the page, until a JS expression is true (Playwright polls it on every
     animation frame). Passed as a function: its text is evaluated once, through the
     debugger; a bare expression would be re-evaluated with eval on every poll, which the
-    page's CSP forbids."""
+    page's CSP forbids. The timeout is the page's default (tests/conftest.py): only a
+    failing wait lasts that long."""
     page.wait_for_function(f"() => ({expression})", timeout=timeout * 1000)
 
 
-def eventually(read, expected, timeout: float = 5.0):
+def eventually(read, expected, timeout: float = 10.0):
     """Poll ``read()`` (a look at the server's side, e.g. the database) until it returns
     ``expected``; return it. For effects the page sends on its own after a save (a
     suggestion's accept action follows the save of its edit), which no page state
@@ -107,7 +108,7 @@ def eventually(read, expected, timeout: float = 5.0):
 
 
 @contextmanager
-def handled_by_page(page, kind: str, count: int = 1, timeout: float = 5.0):
+def handled_by_page(page, kind: str, count: int = 1, timeout: float = 10.0):
     """Wait, after the block, until the page has handled ``count`` more inputs of ``kind``
     ("key", "selection", "confirm": static/js/handled.js counts them on <html>). For checks
     that an input changed nothing: the count proves the page answered it."""
