@@ -1,9 +1,9 @@
 // A sign that the page has handled an input, for tests that check an input changed nothing
-// (a key that must not make an edit, a selection that must not open a menu): once the page's
-// handler for a kind of input ("key", "selection") is done, including work it deferred to a
-// timer or a promise, <html data-handled-KIND="n"> counts it. Waiting a fixed time proves
-// only that nothing happened yet; waiting for this count proves the page has answered
-// (docs/tests.md, "Waiting on conditions").
+// (a key that must not make an edit, a selection that must not open a menu): once the
+// page's handler for a kind of input ("key", "selection", "confirm") is done, including
+// work it deferred to a timer or a promise, <html data-handled-KIND="n"> counts it.
+// Waiting a fixed time proves only that nothing happened yet; waiting for this count
+// proves the page has answered (docs/tests.md, "Waiting on conditions").
 
 /** Count one handled input of `kind` on the document element. */
 export function handled(kind) {
