@@ -125,6 +125,11 @@ def wait_settled(page):
     wait_saved(page)
 
 
+def wait_eval_settled(page):
+    """Wait until every rating save of an evaluation page has come back."""
+    wait_for(page, "window.evalPage && window.evalPage.pending === 0")
+
+
 def click_to_load(page, selector: str):
     """Click a link or submit button and wait for the page it loads: reading the old page
     (or the new one before it is parsed) right after a bare click fails under load."""
