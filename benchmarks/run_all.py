@@ -28,6 +28,7 @@ SMALL = {
     "bench_adjudicate_auto.py": ["--documents", "30", "--no-embeddings"],
     "adjudicate_salsa_study.py": ["--records", "12"],
     "bench_trailing.py": ["--pairs", "2000", "--workers", "2"],
+    "bench_text_split.py": ["--megabytes", "0.2", "--repeat", "1"],
     "bench_embeddings.py": ["--pairs", "20"],
     "bench_annotate_page.py": ["--rounds", "20"],
     "bench_data_manager.py": ["--documents", "40", "--rounds", "5"],

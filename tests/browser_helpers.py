@@ -1,14 +1,15 @@
 """Driving the annotation page in Chromium (Playwright): the test texts (with astral
 characters: offsets count code points), preparing a document and its suggestions, opening
 the page, reading the API state, selecting text with a real mouse drag by code-point
-offsets, waiting for saves, collecting errors."""
+offsets, waiting for saves and for the page to handle an input, collecting errors."""
 
 from __future__ import annotations
 
-import time
+from contextlib import contextmanager
 
 from annotator.align.text import split_sentences
 from annotator.models import Assignment, Suggestion
+from tests.waiting import wait_until
 
 # The overgeneration example: a simplification whose last sentence is the model talking
 # about its own output (appended text to be marked as such).
@@ -52,38 +53,81 @@ def drag_select(page, side: str, start: int, end: int):
     page.mouse.up()
 
 
-def hold_rating_saves(page, seconds: float = 0.6) -> list:
-    """Delay every rating save by ``seconds`` (a slow server) and record what each sent;
-    returns the list the request bodies are appended to."""
-    sent = []
+class HeldSave:
+    """The first rating save of a page, held at the network until ``release()``: a slow
+    server, its first answer still on its way while the test clicks on. ``sent`` collects
+    the body of every rating save the page sends (later ones go straight through)."""
 
-    def slow_rating_save(route):
-        sent.append(route.request.post_data_json)
-        time.sleep(seconds)  # the first answer is still on its way when the second click comes
-        route.continue_()
+    PATTERN = "**/api/assignments/*/ratings"
 
-    page.route("**/api/assignments/*/ratings", slow_rating_save)
-    return sent
+    def __init__(self, page):
+        self.page, self.sent, self.held = page, [], []
+        page.route(self.PATTERN, self._route)
+
+    def _route(self, route):
+        self.sent.append(route.request.post_data_json)
+        if len(self.sent) == 1:
+            self.held.append(route)  # answered in release()
+        else:
+            route.continue_()
+
+    def release(self):
+        """Let the held save through and wait for the page's next rating save, which must
+        have waited for its answer (it is recorded in ``sent`` as it passes the route)."""
+        assert len(self.held) == 1 and len(self.sent) == 1, self.sent
+        with self.page.expect_request(self.PATTERN):
+            self.held.pop().continue_()
 
 
-def wait_for(page, expression: str, timeout: float = 5.0):
-    """Poll a JS expression from Python (wait_for_function would need eval, which the
-    page's CSP forbids)."""
-    deadline = time.monotonic() + timeout
-    while not page.evaluate(expression):
-        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
-        page.wait_for_timeout(50)
+def hold_first_rating_save(page, first_click) -> HeldSave:
+    """Hold the first rating save ``first_click()`` makes the page send (see HeldSave)."""
+    held = HeldSave(page)
+    with page.expect_request(HeldSave.PATTERN):
+        first_click()
+    return held
 
 
-def eventually(read, expected, timeout: float = 5.0):
+def wait_for(page, expression: str, timeout: float = 10.0):
+    """Wait, inside the page, until a JS expression is true (Playwright polls it on every
+    animation frame). Passed as a function: its text is evaluated once, through the
+    debugger; a bare expression would be re-evaluated with eval on every poll, which the
+    page's CSP forbids. The timeout is the page's default (tests/conftest.py): only a
+    failing wait lasts that long."""
+    page.wait_for_function(f"() => ({expression})", timeout=timeout * 1000)
+
+
+def eventually(read, expected, timeout: float = 10.0):
     """Poll ``read()`` (a look at the server's side, e.g. the database) until it returns
-    ``expected``; return the last value. For effects the page sends on its own after a save
-    (a suggestion's accept action follows the save of its edit), which no page state
+    ``expected``; return it. For effects the page sends on its own after a save (a
+    suggestion's accept action follows the save of its edit), which no page state
     reports."""
-    deadline = time.monotonic() + timeout
-    while (value := read()) != expected and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return value
+    seen = []
+    wait_until(lambda: seen.append(read()) or seen[-1] == expected, timeout,
+               lambda: f"{expected!r} (last read: {seen[-1]!r})")
+    return seen[-1]
+
+
+@contextmanager
+def handled_by_page(page, kind: str, count: int = 1, timeout: float = 10.0):
+    """Wait, after the block, until the page has handled ``count`` more inputs of ``kind``
+    ("key", "selection", "confirm": static/js/handled.js counts them on <html>). For checks
+    that an input changed nothing: the count proves the page answered it."""
+    attribute = f"handled{kind[0].upper()}{kind[1:]}"
+    read = f"Number(document.documentElement.dataset.{attribute} || 0)"
+    before = page.evaluate(read)
+    yield
+    wait_for(page, f"{read} >= {before + count}", timeout)
+
+
+def wait_settled(page):
+    """Wait until every save of the annotation page has gone out and come back."""
+    wait_for(page, "window.annotator && !window.annotator.saver.dirty")
+    wait_saved(page)
+
+
+def wait_eval_settled(page):
+    """Wait until every rating save of an evaluation page has come back."""
+    wait_for(page, "window.evalPage && window.evalPage.pending === 0")
 
 
 def click_to_load(page, selector: str):

@@ -1,7 +1,6 @@
 """Tokens and sentences: offsets into the original string on hard biomedical cases."""
 
 import random
-import time
 
 import pytest
 from nltk.tokenize import NLTKWordTokenizer
@@ -94,16 +93,15 @@ def test_word_spans_split_final_periods_of_every_sentence():
     assert word_tokens(text) == ["It", "lasted", "12", "weeks", ".", "Then", "it", "stopped", "."]
 
 
-def test_one_megabyte_text_is_fast():
+def test_a_one_megabyte_text_splits_into_trimmed_sentences_and_words():
+    """How fast is benchmarks/bench_text_split.py's to measure (docs/benchmarks.md)."""
     rng = random.Random(0)
     words = (
         "the patients received 2.5 mg/kg i.v. vs. placebo ( n = 42 ) et al. Fig. 2 . , ;".split()
     )
     text = " ".join(rng.choice(words) for _ in range(260_000))
     assert len(text) > 1_000_000
-    start = time.perf_counter()
     sentences = split_sentences(text)
     tokens = word_spans(text)
-    assert time.perf_counter() - start < 20
     assert len(sentences) > 1000 and len(tokens) > 200_000
     assert all(text[s:e].strip() == text[s:e] for s, e in sentences[:500])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import types
 
 import pytest
 
@@ -189,16 +190,23 @@ def test_done_is_blocked_until_complete(study, ana):
     new_edit(ana, aid)
 
 
-def test_time_accumulates_and_is_capped(study, ana):
+def test_time_accumulates_and_is_capped(study, ana, monkeypatch):
+    # The server's clock, moved on by the test: the bound below is exact, not "less than
+    # however long the test took".
+    now = [1_800_000_000.0]
+    monkeypatch.setattr("annotator.annotate.store.time", types.SimpleNamespace(time=lambda: now[0]))
     aid = study["assignments"]["ana"][0]
     url = f"/api/assignments/{aid}/time"
     assert ana.send("POST", url, {"seconds": 10_000}).get_json()["seconds_spent"] == 300
     # A heartbeat is credited at most the wall-clock time since the previous one.
-    assert ana.send("POST", url, {"seconds": 15}).get_json()["seconds_spent"] < 301
+    now[0] += 7
+    assert ana.send("POST", url, {"seconds": 15}).get_json()["seconds_spent"] == 307
+    now[0] += 20
+    assert ana.send("POST", url, {"seconds": 15}).get_json()["seconds_spent"] == 322
     assert ana.send("POST", url, {"seconds": -3}).status_code == 422
     assert ana.send("POST", url, {"seconds": "5"}).status_code == 422
     state = ana.get(f"/api/assignments/{aid}").get_json()["assignment"]
-    assert 300 <= state["seconds_spent"] < 301
+    assert state["seconds_spent"] == 322
     assert state["version"] == 1                       # heartbeats never make saves stale
 
 

@@ -58,8 +58,8 @@ class SessionClock:
             self.page.clock.run_for(1000)
             self.now += 1
             self.page.evaluate("0")  # the page's events so far are seen here
-            while self.reports:  # wait for the condition: the server has answered
-                self.page.wait_for_timeout(5)
+            while self.reports:  # wait on each report's answer: the server has handled it
+                self.reports.pop().response()
 
     def work(self, seconds: int, signs: list[int]):
         """A sign of presence (pointer movement) every second for ``seconds``."""

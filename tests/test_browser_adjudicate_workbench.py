@@ -17,6 +17,7 @@ from annotator.ingest import import_file
 from annotator.models import GoldEdit, User
 from annotator.study.projects import create_project
 from tests.adjudication_fixtures import mark_done, qa_edit
+from tests.browser_helpers import wait_for
 from tests.conftest import ARTIFACTS, UPDATE_SCREENSHOTS, browser_login
 from tests.helpers import write_jsonl
 
@@ -161,7 +162,8 @@ def test_accept_names_whose_edit_and_texts_stay_in_view(page, live_server, astra
     units = page.locator("#adj-units").bounding_box()
     assert texts["y"] + texts["height"] <= units["y"]
     page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
-    page.wait_for_timeout(100)
+    wait_for(page, "window.scrollY > 0 && window.scrollY + window.innerHeight >= "
+                   "document.documentElement.scrollHeight - 1")  # at the end (sticky is CSS)
     top = page.evaluate("document.getElementById('adj-texts').getBoundingClientRect().top")
     assert 0 <= top < 50
 

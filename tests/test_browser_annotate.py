@@ -16,16 +16,19 @@ from tests.browser_helpers import (
     add_edit,
     api_state,
     drag_select,
+    handled_by_page,
     open_page,
     prepare,
     span,
     standard_suggestions,
     wait_for,
     wait_saved,
+    wait_settled,
     watch_errors,
 )
 from tests.conftest import ARTIFACTS, UPDATE_SCREENSHOTS, browser_login
 from tests.helpers import factuality_sentence_pairs
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -129,14 +132,14 @@ def test_mouse_edit_accept_and_reload_keep_offsets(page, live_server, study, dat
     page.keyboard.press("j")
     page.keyboard.press("j")
     assert "named scale" in page.locator("#suggestion-card").inner_text()
-    page.keyboard.press("a")
+    with handled_by_page(page, "key"):  # its edit saved and the accept recorded
+        page.keyboard.press("a")
     wait_for(page, "document.activeElement.dataset.field === 'question'")
     page.keyboard.type("What was used to measure pain?")
     page.keyboard.press("w")  # typed into the field, not a shortcut
     page.keyboard.press("Backspace")
     page.locator("#edit-form [data-field=answer]").fill("A 0 to 10 pain rating scale.")
-    wait_saved(page)
-    page.wait_for_timeout(300)
+    wait_settled(page)
 
     page.reload()
     page.wait_for_selector("#annotate[data-ready='1']")
@@ -216,8 +219,11 @@ def test_planted_markup_stays_text(page, live_server, study, database):
     browser_login(page, live_server, "ana")
     open_page(page, live_server, aid)
     page.locator(".seg.sugg").first.hover()
-    page.keyboard.press("j")
-    page.wait_for_timeout(300)
+    with handled_by_page(page, "key"):
+        page.keyboard.press("j")
+    expect(page.locator("#suggestion-card")).to_contain_text("onerror")
+    # Any image the texts had made would have failed to load (src=x) by now.
+    wait_for(page, "[...document.images].every((image) => image.complete)")
     assert page.evaluate("[window.__pwned, window.__pwned2, window.__pwned3]") == [None, None, None]
     assert dialogs == []
     assert page.locator(".text img, #suggestion-card img, #tooltip img").count() == 0
@@ -326,13 +332,13 @@ def test_lead_sees_annotations_read_only(page, live_server, study, database):
     assert page.locator("#btn-done").is_hidden()
     page.click(f"#edit-list [data-key=e{edit_id}]")
     assert page.locator("#edit-form [data-field=question]").is_disabled()
-    drag_select(page, "source", *span(SOURCE, "124 adults"))
-    page.wait_for_timeout(200)
+    with handled_by_page(page, "selection"):
+        drag_select(page, "source", *span(SOURCE, "124 adults"))
     assert page.locator("#popover").is_hidden()
-    page.keyboard.press("Escape")
-    page.keyboard.press("j")
-    page.keyboard.press("a")
-    page.wait_for_timeout(300)
+    with handled_by_page(page, "key", count=3):
+        page.keyboard.press("Escape")
+        page.keyboard.press("j")
+        page.keyboard.press("a")
     data = api_state(page, live_server, aid)
     assert data["read_only"] is True and len(data["edits"]) == 1
     assert all(s["action"] is None for s in data["suggestions"])
@@ -375,8 +381,9 @@ def test_active_time_is_reported_when_leaving(page, live_server, study):
     shown = page.locator("#timer").inner_text()
     assert shown in ("0:02", "0:03", "0:04")
     page.goto(f"{live_server}/my")            # pagehide: keepalive report
-    page.wait_for_timeout(500)
-    seconds = api_state(page, live_server, aid)["assignment"]["seconds_spent"]
+    # The report lands on its own after the page is gone: only the server shows it.
+    seconds = wait_until(lambda: api_state(page, live_server, aid)["assignment"]["seconds_spent"],
+                         10, "the active time reported on leaving")
     assert 2 <= seconds <= 6
 
 
@@ -453,7 +460,7 @@ def test_screenshot_of_a_working_session(page, live_server, study, database):
     wait_saved(page)
     page.locator("#edit-form [data-field=answer]").blur()
     page.locator("#edit-list .edit-item").first.hover()   # outlines its spans, no tooltip
-    page.wait_for_timeout(200)
+    page.locator(".text .seg.hl").first.wait_for()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "annotate.png"))
     if UPDATE_SCREENSHOTS:
@@ -478,13 +485,11 @@ def test_unsaved_text_warns_before_unload_and_is_still_saved(page, live_server, 
     page.close(run_before_unload=True)
     other = context.new_page()
     # The page sends the text as it closes (keepalive); on a busy machine it lands later.
-    for _ in range(50):
-        data = other.request.get(f"{live_server}/api/assignments/{aid}").json()
-        if data["edits"][0]["fields"].get("question"):
-            break
-        other.wait_for_timeout(200)
+    question = wait_until(lambda: other.request.get(f"{live_server}/api/assignments/{aid}")
+                          .json()["edits"][0]["fields"].get("question"), 10,
+                          "the text sent as the page closed")
     assert dialogs == ["beforeunload"]
-    assert data["edits"][0]["fields"].get("question") == "Typed just before closing"
+    assert question == "Typed just before closing"
 
 
 def test_low_priority_kinds_start_hidden_and_can_be_shown(page, live_server, study, database):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from playwright.sync_api import expect
 from sqlalchemy import select
 
 from annotator.core.limits import current_limits, use_limits
@@ -20,12 +21,13 @@ from tests.browser_helpers import (
     api_state,
     drag_select,
     eventually,
+    handled_by_page,
     open_page,
     prepare,
     span,
     standard_suggestions,
     wait_for,
-    wait_saved,
+    wait_settled,
     watch_errors,
 )
 from tests.conftest import ARTIFACTS, browser_login
@@ -56,12 +58,6 @@ def server_actions(database, suggestion_ids):
         return {r.suggestion_id: r.action for r in rows}
 
 
-def settle(page):
-    """Wait until every save has gone out and come back."""
-    wait_for(page, "window.annotator && !window.annotator.saver.dirty")
-    wait_saved(page)
-
-
 def test_double_click_on_a_menu_choice_adds_no_stray_span(page, live_server, study, database):
     aid = study["assignments"]["ana"][0]
     prepare(database, aid)
@@ -88,10 +84,11 @@ def test_double_click_on_a_menu_choice_adds_no_stray_span(page, live_server, stu
     }""",
         [box["x"], box["y"], box["width"], box["height"]],
     )
-    page.mouse.dblclick(x, y)
-    settle(page)
-    page.wait_for_timeout(300)
+    with handled_by_page(page, "selection", count=2):  # both releases' selection checks
+        page.mouse.dblclick(x, y)
+    wait_settled(page)
     assert page.locator("#edit-form .chip").count() == 1
+    assert page.locator("#popover").is_hidden()  # nor an offer to add the word
     assert [e["spans"] for e in server_edits(database, aid)] == [
         [("source", *span(SOURCE, "124 adults"))]
     ]
@@ -109,24 +106,25 @@ def test_a_press_before_the_first_release_is_handled_adds_no_stray_span(page, li
     open_page(page, live_server, aid)
     drag_select(page, "source", *span(SOURCE, "124 adults"))
     page.locator("#popover [data-type=deletion]").wait_for()
-    page.evaluate("""async ([start, end]) => {
-        const m = await import('/static/js/offsets.js');
-        const choice = document.querySelector('#popover [data-type=deletion]');
-        const press = (target, type, detail) => target.dispatchEvent(
-            new MouseEvent(type, {bubbles: true, cancelable: true, button: 0, detail}));
-        press(choice, 'mousedown', 1);
-        press(choice, 'mouseup', 1);       // its selection check is deferred to a timer
-        choice.click();                    // the edit is made and the selection cleared
-        const text = document.querySelector('.text[data-side=source]');
-        const word = m.offsetsToRange(text, start, end);
-        const sel = window.getSelection();
-        sel.removeAllRanges();
-        sel.addRange(word);                // the second press selects a word ...
-        press(word.startContainer.parentElement, 'mousedown', 2);   // ... before the timer
-    }""", list(span(SOURCE, "placebo-controlled")))
-    settle(page)
-    page.wait_for_timeout(100)
+    with handled_by_page(page, "selection"):  # the first release's deferred check has run
+        page.evaluate("""async ([start, end]) => {
+            const m = await import('/static/js/offsets.js');
+            const choice = document.querySelector('#popover [data-type=deletion]');
+            const press = (target, type, detail) => target.dispatchEvent(
+                new MouseEvent(type, {bubbles: true, cancelable: true, button: 0, detail}));
+            press(choice, 'mousedown', 1);
+            press(choice, 'mouseup', 1);       // its selection check is deferred to a timer
+            choice.click();                    // the edit is made and the selection cleared
+            const text = document.querySelector('.text[data-side=source]');
+            const word = m.offsetsToRange(text, start, end);
+            const sel = window.getSelection();
+            sel.removeAllRanges();
+            sel.addRange(word);                // the second press selects a word ...
+            press(word.startContainer.parentElement, 'mousedown', 2);   // ... before the timer
+        }""", list(span(SOURCE, "placebo-controlled")))
+    wait_settled(page)
     assert page.locator("#edit-form .chip").count() == 1
+    assert page.locator("#popover").is_hidden()  # nor an offer to add the word
     assert [e["spans"] for e in server_edits(database, aid)] == [
         [("source", *span(SOURCE, "124 adults"))]
     ]
@@ -160,48 +158,49 @@ def test_undo_and_redo_spans_fields_delete_and_suggestions(page, live_server, st
     page.click("#popover [data-type=deletion]")
     drag_select(page, "source", *second)
     page.click("#popover .pop-add")  # a selection joins the open edit only when asked to
-    settle(page)
+    wait_settled(page)
     [edit] = server_edits(database, aid)
     assert len(edit["spans"]) == 2
     version = edit["version"]
     page.locator("#edit-form .form-head h3").click()
     kb.press("Control+z")
-    settle(page)
+    wait_settled(page)
     [edit] = server_edits(database, aid)
     assert edit["spans"] == [("source", *first)] and edit["version"] == version + 1
     assert page.locator("#edit-form .chip").count() == 1
     kb.press("Control+Shift+z")
-    settle(page)
+    wait_settled(page)
     [edit] = server_edits(database, aid)
     assert len(edit["spans"]) == 2 and edit["version"] == version + 2
 
     # field: typed text is one step, undone outside the field
     page.fill("#edit-form [data-field=question]", "How many adults took part?")
     page.locator("#edit-form [data-field=question]").blur()
-    settle(page)
+    wait_settled(page)
     assert server_edits(database, aid)[0]["fields"] == {"question": "How many adults took part?"}
     page.locator("#edit-form .form-head h3").click()
     kb.press("Control+z")
-    settle(page)
+    wait_settled(page)
     assert server_edits(database, aid)[0]["fields"] == {}
     assert page.locator("#edit-form [data-field=question]").input_value() == ""
     kb.press("Control+Shift+z")
-    settle(page)
+    wait_settled(page)
     assert server_edits(database, aid)[0]["fields"] == {"question": "How many adults took part?"}
 
     # delete: a double-click on "Delete edit" does not confirm; two clicks do; undo restores
     delete = page.locator("#edit-form button", has_text="Delete edit")
-    delete.dblclick()
-    page.wait_for_timeout(300)
+    delete.dblclick()  # returns once the page has handled both clicks
+    expect(page.locator("#edit-form button", has_text="Click again to delete")).to_have_count(1)
+    wait_settled(page)
     assert len(server_edits(database, aid)) == 1
+    assert page.evaluate("window.annotator.state.edits.length") == 1
     page.clock.run_for(4200)  # the armed button resets after 4 s
     page.locator("#edit-form button", has_text="Delete edit").click()
-    page.wait_for_timeout(250)
     page.locator("#edit-form button", has_text="Click again to delete").click()
     wait_for(page, "window.annotator.state.edits.length === 0")
     assert server_edits(database, aid) == []
     kb.press("Control+z")
-    settle(page)
+    wait_settled(page)
     [restored] = server_edits(database, aid)
     assert restored["spans"] == [("source", *first), ("source", *second)]
     assert restored["fields"] == {"question": "How many adults took part?"}
@@ -212,18 +211,18 @@ def test_undo_and_redo_spans_fields_delete_and_suggestions(page, live_server, st
     kb.press("j")
     kb.press("a")
     wait_for(page, "document.activeElement.dataset.field === 'question'")
-    settle(page)
+    wait_settled(page)
     assert eventually(lambda: server_actions(database, ids), {ids[0]: "accepted"}) == {
         ids[0]: "accepted"}
     assert len(server_edits(database, aid)) == 2
     kb.press("Escape")
     kb.press("Control+z")
-    settle(page)
+    wait_settled(page)
     wait_for(page, "window.annotator.state.edits.length === 1")
     assert eventually(lambda: server_actions(database, ids), {}) == {}
     assert len(server_edits(database, aid)) == 1
     kb.press("Control+Shift+z")
-    settle(page)
+    wait_settled(page)
     assert eventually(lambda: server_actions(database, ids), {ids[0]: "accepted"}) == {
         ids[0]: "accepted"}
     accepted = [
@@ -342,7 +341,7 @@ def test_edit_numbers_count_this_annotators_edits_only(page, live_server, study,
     open_page(page, live_server, ben)
     drag_select(page, "source", *span(SOURCE, "Opioid use"))
     page.click("#popover [data-type=deletion]")
-    settle(page)
+    wait_settled(page)
     assert page.locator("#edit-form .form-head h3").inner_text() == "Deletion #1"
     assert "Deletion #1" in page.locator("#edit-list .edit-name").first.inner_text()
     wait_for(page, "!!document.querySelector('.seg[aria-label^=\"Deletion #1: Opioid\"]')")
@@ -366,7 +365,7 @@ def test_a_long_answer_saves_and_beyond_the_limit_says_why(
     answer = ("The trial hid which treatment each patient got. " * 500)[:24_000]
     page.fill("#edit-form [data-field=answer]", answer)
     page.locator("#edit-form [data-field=answer]").blur()
-    settle(page)
+    wait_settled(page)
     assert server_edits(database, aid)[0]["fields"]["answer"] == answer
     # The live server runs in this process: the limits in effect are its limits too.
     use_limits(replace(current_limits(), max_text_chars=30_000))
@@ -488,7 +487,7 @@ def test_suggested_category_shows_its_label(page, live_server, database, users, 
     card = page.locator("#suggestion-card").inner_text()
     assert "Leaked model instruction" in card and "leaked_instruction" not in card
     page.keyboard.press("a")
-    settle(page)
+    wait_settled(page)
     item = page.locator("#edit-list .edit-item").first.inner_text()
     assert "Leaked model instruction" in item and "leaked_instruction" not in item
 
@@ -557,9 +556,9 @@ def test_whole_annotation_with_the_keyboard_only(page, live_server, study, datab
     kb.press("j")
     kb.press("x")  # dismiss the oversimplification ...
     kb.press("x")  # ... and the leaked instruction
-    kb.press("Control+z")  # a slip: undo the last dismissal
-    page.wait_for_timeout(300)
-    assert "1 suggestion to review" in page.locator("#suggestion-card").inner_text()
+    with handled_by_page(page, "key"):  # the undo's own save has come back
+        kb.press("Control+z")  # a slip: undo the last dismissal
+    expect(page.locator("#suggestion-card")).to_contain_text("1 suggestion to review")
     kb.press("j")
     kb.press("x")
     kb.press("Control+Enter")

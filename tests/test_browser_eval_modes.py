@@ -11,7 +11,12 @@ from sqlalchemy import select
 
 from annotator.models import Assignment, Document, EvalQAItem, Project, Rating, User
 from annotator.operations.demo import DEMO_USERS, create_demo
-from tests.browser_helpers import hold_rating_saves
+from tests.browser_helpers import (
+    hold_first_rating_save,
+    wait_eval_settled,
+    wait_for,
+    wait_settled,
+)
 from tests.conftest import ARTIFACTS, UPDATE_SCREENSHOTS, browser_login
 
 PASSWORDS = {name: password for name, _, password in DEMO_USERS}
@@ -51,13 +56,9 @@ def _shot(page, name):
         shutil.copy(ARTIFACTS / name, ARTIFACTS.parent / "docs" / "screenshots" / name)
 
 
-def _settle(page):
-    page.wait_for_function("() => window.evalPage && window.evalPage.pending === 0")
-
-
 def _pick(page, field, value):
     page.locator(f".criterion[data-field={field}] label:has(input[value='{value}'])").click()
-    _settle(page)
+    wait_eval_settled(page)
 
 
 def test_rate_a_generated_qa_pair(demo, database, live_server, page):
@@ -99,7 +100,7 @@ def test_rate_a_generated_qa_pair(demo, database, live_server, page):
         ".criterion[data-field=givenness] input.why", "asks about 'ferritin', never mentioned"
     )
     page.locator(".criterion[data-field=givenness] input.why").press("Tab")
-    _settle(page)
+    wait_eval_settled(page)
     # (the screenshot of this page comes from test_browser_eval_ux: no planted payload in it)
     page.click("#btn-done")
     page.locator("#status.done").wait_for()
@@ -228,7 +229,7 @@ def test_compare_reference_and_model_qa(demo, database, live_server, page):
         if n == 0:
             page.fill("#recall-form input.why", "same number, same unit")
             page.locator("#recall-form input.why").press("Tab")
-            _settle(page)
+            wait_eval_settled(page)
             _shot(page, "eval_recall.png")
         page.click("#next")
     page.click("#btn-done")
@@ -250,9 +251,7 @@ def test_score_plaba_axes_then_read_the_results(demo, database, live_server, pag
         for axis, index in (("SIM", 2), ("ACC", 2), ("COM", 1), ("BRV", 0)):
             page.locator(f"input[name='rate-sentence-{i}-{axis}'][value='{index}']").locator(
                 "xpath=..").click()
-    page.wait_for_function("() => document.querySelector('#save-state').dataset.state === 'saved'")
-    page.wait_for_timeout(300)
-    page.wait_for_function("() => document.querySelector('#save-state').dataset.state === 'saved'")
+    wait_settled(page)
     _shot(page, "eval_plaba.png")
     ratings = _ratings(database, aid)
     assert (
@@ -297,22 +296,22 @@ def test_type_plainfact_sentences_with_the_alignment_suggestion(demo, database, 
             rel = row.locator(".relation")
             if rel.locator("input[value=external]").is_checked():
                 rel.locator("label").first.click()
-                _settle(page)
+                wait_eval_settled(page)
             if not rel.locator("input:checked").count():
                 rel.locator("label").nth(1).click()
-                _settle(page)
+                wait_eval_settled(page)
             rel.locator("label").first.click()
             assert "untick the sentence numbers" in rel.locator(".refused").inner_text()
             assert not rel.locator("input[value=external]").is_checked()
             for box in rel.locator("input:checked").all():
                 box.locator("xpath=..").click()
-                _settle(page)
+                wait_eval_settled(page)
             rel.locator("label").first.click()
-            _settle(page)
+            wait_eval_settled(page)
             assert rel.locator(".refused").inner_text() == ""
         else:
             row.locator("button.accept").click()
-        _settle(page)
+        wait_eval_settled(page)
     _shot(page, "eval_plainfact.png")
     page.click("#btn-done")
     page.locator("#status.done").wait_for()
@@ -333,23 +332,16 @@ def test_two_quick_clicks_on_one_criterion_are_saved_in_turn(demo, database, liv
     browser_login(page, live_server, "ana", PASSWORDS["ana"])
     page.goto(f"{live_server}/assignments/{aid}")
     page.locator("#criteria .criterion").first.wait_for()
-    sent = hold_rating_saves(page)
-    # Both clicks from inside the page, 50 ms apart (the test process is busy holding the
-    # first request back).
-    page.evaluate("""() => {
-        const option = (v) => document.querySelector(
-            `.criterion[data-field=localization] input[value='${v}']`).closest("label");
-        option("good").click();
-        setTimeout(() => option("missing").click(), 50);
-    }""")
-    for _ in range(100):  # both requests reach the (slowed) server
-        if len(sent) == 2:
-            break
-        page.wait_for_timeout(50)
-    _settle(page)
-    page.unroute("**/api/assignments/*/ratings")
+    def option(value):
+        return page.locator(f".criterion[data-field=localization] label:has(input[value='{value}'])")
 
-    assert [(b["value"], b["version"] is None) for b in sent] == [("good", True), ("missing", False)]
+    saves = hold_first_rating_save(page, option("good").click)
+    option("missing").click()  # the first answer is still on its way (held)
+    wait_for(page, "window.evalPage.pending === 2")  # both clicks taken, one save queued
+    saves.release()
+    wait_eval_settled(page)
+
+    assert [(b["value"], b["version"] is None) for b in saves.sent] == [("good", True), ("missing", False)]
     assert page.locator("#save-state").get_attribute("data-state") == "saved"
     ratings = _ratings(database, aid)
     assert [value for (_, field), (value, _) in ratings.items() if field == "localization"] == [

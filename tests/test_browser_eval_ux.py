@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from annotator.models import Assignment, Document, EvalQAItem, Project, User
 from annotator.operations.demo import DEMO_USERS, create_demo
+from tests.browser_helpers import wait_eval_settled
 from tests.conftest import ARTIFACTS, UPDATE_SCREENSHOTS, browser_login
 
 pytestmark = pytest.mark.browser
@@ -43,10 +44,6 @@ def shot(page, name):
     page.screenshot(path=str(ARTIFACTS / name))
     if UPDATE_SCREENSHOTS:
         shutil.copy(ARTIFACTS / name, ARTIFACTS.parent / "docs" / "screenshots" / name)
-
-
-def settle(page):
-    page.wait_for_function("() => window.evalPage && window.evalPage.pending === 0")
 
 
 @pytest.mark.parametrize("project", ["demo-qa-quality", "demo-qa-recall", "demo-plainfact"])
@@ -116,7 +113,7 @@ def test_a_missing_rationale_links_to_its_item(demo, database, live_server, page
             page.locator(
                 f".criterion[data-field={field}] label:has(input[value='{value}'])"
             ).click()
-            settle(page)
+            wait_eval_settled(page)
         page.keyboard.press("Escape")
         page.keyboard.press("j")  # next item from the keyboard
     page.keyboard.press("k")
@@ -139,7 +136,7 @@ def test_a_missing_rationale_links_to_its_item(demo, database, live_server, page
     shot(page, "eval_qa_quality.png")
     page.keyboard.type("The dose in the answer is wrong.")
     page.keyboard.press("Tab")
-    settle(page)
+    wait_eval_settled(page)
     page.keyboard.press("Escape")
     page.keyboard.press("Control+Enter")
     page.locator("#status.done").wait_for()

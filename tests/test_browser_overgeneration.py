@@ -14,9 +14,10 @@ from tests.browser_helpers import (
     OVERGEN_TARGET,
     api_state,
     drag_select,
-    hold_rating_saves,
+    hold_first_rating_save,
     open_page,
     wait_saved,
+    wait_settled,
 )
 from tests.conftest import ARTIFACTS, browser_login
 from tests.helpers import write_jsonl
@@ -73,25 +74,22 @@ def test_two_quick_clicks_on_one_rating_are_saved_in_turn(page, live_server, dat
     browser_login(page, live_server, "ana")
     open_page(page, live_server, aid)
 
-    sent = hold_rating_saves(page)
-    # Both clicks from inside the page, 50 ms apart: the test process is busy holding the
-    # first request back, so the second click must not wait for it.
-    page.evaluate("""() => {
-        const labels = (text) => [...document.querySelectorAll(
+    def click(text):
+        page.evaluate("""(text) => [...document.querySelectorAll(
             ".rating-row[data-item='0'] [data-rating$='|overgenerated'] label")]
-            .find((l) => l.textContent.trim() === text);
-        labels("Yes").click();
-        setTimeout(() => labels("No").click(), 50);
-    }""")
-    page.wait_for_function("() => document.querySelector('#save-state').dataset.state !== 'saved'")
-    wait_saved(page)
-    page.unroute("**/api/assignments/*/ratings")
+            .find((l) => l.textContent.trim() === text).click()""", text)
+
+    saves = hold_first_rating_save(page, lambda: click("Yes"))
+    click("No")  # the first answer is still on its way (held)
+    assert page.locator("#save-state").get_attribute("data-state") == "saving"
+    saves.release()
+    wait_settled(page)
 
     assert page.locator("#banner.conflict").count() == 0
     assert page.locator("#save-state").get_attribute("data-state") == "saved"
     # The second request carried the version the first one got back, never null.
-    assert [body["value"] for body in sent][-1] == "no"
-    assert sent[0]["version"] is None and all(b["version"] is not None for b in sent[1:])
+    assert [(b["value"], b["version"] is None) for b in saves.sent] == [("yes", True),
+                                                                        ("no", False)]
     data = api_state(page, live_server, aid)
     assert [(r["level"], r["item"], r["field"], r["value"]) for r in data["ratings"]] == [
         ("pair", "0", "overgenerated", "no")]

@@ -1,8 +1,7 @@
 """Synchronised scrolling follows the stored sentence alignment, not the text lengths."""
 
-import time
-
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
@@ -35,27 +34,29 @@ def long_pair(database, users, tmp_path):
             else doc.assignments[1].id
 
 
+# Distance of sentence `index` from the top of its panel's visible area, in pixels.
+OFFSET = """(side, index) => {
+    const scroller = document.querySelector(`.scroller[data-side=${side}]`);
+    const el = scroller.querySelector(`.sentence[data-i="${index}"]`);
+    return el.getBoundingClientRect().top - scroller.getBoundingClientRect().top;
+}"""
+
+
 def sentence_offset(page, side, index):
-    """Distance of sentence `index` from the top of its panel's visible area, in pixels."""
-    return page.evaluate(
-        """([side, index]) => {
-            const scroller = document.querySelector(`.scroller[data-side=${side}]`);
-            const el = scroller.querySelector(`.sentence[data-i="${index}"]`);
-            return el.getBoundingClientRect().top - scroller.getBoundingClientRect().top;
-        }""", [side, index])
+    return page.evaluate(f"([side, index]) => ({OFFSET})(side, index)", [side, index])
 
 
 def settled_offsets(page, index, timeout=5.0):
-    """Offsets of source sentence ``index`` and of its aligned target sentence, read until
-    they sit within a line of each other or ``timeout`` passes: the target panel follows on
-    the scroll event, which a busy browser handles later than a fixed wait allowed."""
-    deadline = time.monotonic() + timeout
-    while True:
-        page.wait_for_timeout(50)
-        source_y = sentence_offset(page, "source", index)
-        target_y = sentence_offset(page, "target", index + 10)
-        if abs(source_y - target_y) < 40 or time.monotonic() > deadline:
-            return source_y, target_y
+    """Offsets of source sentence ``index`` and of its aligned target sentence, once they
+    sit within a line of each other (waited for inside the page) or ``timeout`` passes: the
+    target panel follows on the scroll event, which a busy browser handles later."""
+    try:
+        page.wait_for_function(
+            f"(index) => Math.abs(({OFFSET})('source', index) - ({OFFSET})('target', index + 10))"
+            " < 40", arg=index, timeout=timeout * 1000)
+    except PlaywrightTimeoutError:
+        pass  # the caller's assertion says where they sat
+    return sentence_offset(page, "source", index), sentence_offset(page, "target", index + 10)
 
 
 def test_scrolling_the_original_brings_the_aligned_sentence_alongside(page, live_server,

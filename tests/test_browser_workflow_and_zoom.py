@@ -10,6 +10,7 @@ import re
 from datetime import datetime, timezone
 
 import pytest
+from playwright.sync_api import expect
 from sqlalchemy import select
 
 from annotator.models import Assignment, Document, GoldEdit, Project, User
@@ -18,6 +19,7 @@ from tests.adjudication_fixtures import TARGET as QA_TARGET
 from tests.browser_helpers import (
     SOURCE,
     drag_select,
+    handled_by_page,
     open_page,
     prepare,
     span,
@@ -91,10 +93,13 @@ def test_after_adjudicating_the_next_in_queue_is_offered(app, page, live_server,
     page.locator("#adj-units [data-unit]").first.wait_for()
     assert page.locator("#adj-next").is_hidden()
     page.click("#adj-auto")
+    page.locator("#adj-said").wait_for()  # the automatic rules have been applied
     for card in ("#adj-units", "#adj-unmatched"):
         for _ in range(page.locator(f"{card} .unit.undecided").count()):
-            page.locator(f"{card} .unit.undecided button.reject").first.click()
-            page.wait_for_timeout(100)
+            undecided = page.locator(f"{card} .unit.undecided")
+            left = undecided.count() - 1
+            undecided.locator("button.reject").first.click()
+            expect(undecided).to_have_count(left)  # decided before the next click
     wait_for(page, "!document.getElementById('adj-complete').disabled")
     page.click("#adj-complete")
     link = page.locator("#adj-next")
@@ -279,8 +284,8 @@ def test_a_schema_without_edit_types_offers_no_edit_tools(page, live_server, dat
     open_plaba(page, live_server, database)
     sidebar = page.locator(".sidebar").inner_text()
     assert "Select text" not in sidebar and "accept a suggestion" not in sidebar
-    drag_select(page, "source", 0, 20)
-    page.wait_for_timeout(300)  # what a selection would answer comes at once
+    with handled_by_page(page, "selection"):
+        drag_select(page, "source", 0, 20)
     assert page.locator("#notice").is_hidden()
     assert page.locator("#popover").is_hidden()
 
@@ -316,9 +321,11 @@ def test_deactivating_a_user_asks_first(page, live_server, study, database):
         questions.append(dialog.message)
         dialog.accept() if accept else dialog.dismiss()
 
+    posts = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
     page.once("dialog", lambda d: answer(d, False))
-    page.locator("[data-user=ben] button", has_text="Deactivate").click()
-    page.wait_for_timeout(200)
+    with handled_by_page(page, "confirm"):
+        page.locator("[data-user=ben] button", has_text="Deactivate").click()
     assert questions and questions[0].startswith("Deactivate ben?")
     with database.session() as session:
         assert session.scalar(select(User.active).where(User.username == "ben")) is True
@@ -327,6 +334,7 @@ def test_deactivating_a_user_asks_first(page, live_server, study, database):
         page.locator("[data-user=ben] button", has_text="Deactivate").click()
     with database.session() as session:
         assert session.scalar(select(User.active).where(User.username == "ben")) is False
+    assert len(posts) == 1 and posts[0].endswith("/active")  # the dismissed click sent none
 
 
 def test_the_password_minimum_is_the_servers_with_a_clear_4xx(page, live_server, study,

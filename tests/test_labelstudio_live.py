@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-import time
 
 import httpx
 import pytest
 from click.testing import CliRunner
+from playwright.sync_api import expect
 from sqlalchemy import select
 
 from annotator.cli import main
@@ -18,6 +18,7 @@ from annotator.models import Assignment, Document, User
 from annotator.study.accounts import create_user
 from annotator.study.projects import create_project
 from tests.helpers import write_jsonl
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.labelstudio
 
@@ -248,15 +249,17 @@ def _open_task(page, url: str, within: float = 60.0) -> str:
     """The labeling page's text once both texts show. Label Studio's data manager sometimes
     first answers "Import data to get your project started" for a project pushed a moment
     ago (its task count lags behind the tasks); a reload then shows the task."""
-    deadline = time.monotonic() + within
     page.goto(url)
-    while True:
+
+    def both_texts():
         body = page.inner_text("body")
-        if (SOURCE[:40] in body and TARGET in body) or time.monotonic() > deadline:
+        if SOURCE[:40] in body and TARGET in body:
             return body
         if "Import data to get your project started" in body:
             page.reload()
-        page.wait_for_timeout(500)
+        return None
+
+    return wait_until(both_texts, within, "the labeling page to show both texts", interval=0.5)
 
 
 @pytest.mark.browser
@@ -302,7 +305,7 @@ def test_labeling_page_shows_both_texts_and_region_inputs_on_either_side(server,
                 assert inputs.count() >= 1
             page.screenshot(path=f"test-artifacts/labelstudio-region-{side}.png")
             page.keyboard.press("Escape")
-            page.wait_for_timeout(500)
+            expect(inputs).to_have_count(0, timeout=20_000)  # the region let go
     finally:
         context.close()
 

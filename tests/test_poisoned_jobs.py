@@ -7,9 +7,6 @@ real database (SQLite, or PostgreSQL with ANNOTATOR_TEST_POSTGRES_URL)."""
 
 from __future__ import annotations
 
-import threading
-import time
-
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import select, text
@@ -21,6 +18,7 @@ from annotator.study import jobs
 from annotator.study.projects import create_project
 from tests.conftest import login
 from tests.helpers import poison_job_json
+from tests.waiting import wait_until
 
 HUGE_NUMBER = "1" * 5000
 # (name, stored text, what the failed job's reason says)
@@ -97,16 +95,12 @@ def test_annotator_worker_command_survives_poisoned_jobs(env, database, project_
 def test_the_servers_worker_thread_survives_poisoned_jobs(database, project_id):
     poisoned, good = _poisoned_then_good(database, project_id)
     worker, thread = start_in_thread(database, poll_seconds=0.05)
+    def good_job_finished() -> bool:
+        assert thread.is_alive(), "the worker thread died"
+        return _states(database)[good][0] in ("done", "failed")
+
     try:
-        deadline = time.monotonic() + 120
-        finished = threading.Event()
-        while time.monotonic() < deadline and not finished.is_set():
-            if _states(database)[good][0] in ("done", "failed"):
-                finished.set()
-            else:
-                assert thread.is_alive(), "the worker thread died"
-                worker.stopping.wait(0.05)  # the worker's own event: wakes on stop too
-        assert finished.is_set(), _states(database)
+        wait_until(good_job_finished, 120, lambda: f"the good job to finish: {_states(database)}")
         assert thread.is_alive()
     finally:
         worker.stop()

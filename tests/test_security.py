@@ -3,6 +3,7 @@
 import re
 
 from tests.conftest import PASSWORD, csrf_token, login
+from tests.waiting import wait_until
 
 STATE_CHANGING = {"POST", "PUT", "PATCH", "DELETE"}
 
@@ -67,7 +68,6 @@ def test_serve_with_workers_runs_under_gunicorn(env, tmp_path):
     import socket
     import subprocess
     import sys
-    import time
     from pathlib import Path
 
     import httpx
@@ -79,15 +79,14 @@ def test_serve_with_workers_runs_under_gunicorn(env, tmp_path):
     process = subprocess.Popen([str(annotator), "serve", "--workers", "2", "--port", str(port)],
                                env={**os.environ}, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, start_new_session=True, text=True)
+    def login_page_answers() -> bool:
+        try:
+            return httpx.get(f"http://127.0.0.1:{port}/login", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
     try:
-        deadline = time.monotonic() + 60
-        status = None
-        while time.monotonic() < deadline and status != 200:
-            try:
-                status = httpx.get(f"http://127.0.0.1:{port}/login", timeout=2).status_code
-            except httpx.HTTPError:
-                time.sleep(0.3)
-        assert status == 200
+        wait_until(login_page_answers, 60, "gunicorn to answer /login with 200", interval=0.3)
         gunicorns = []
         for proc in Path("/proc").iterdir():
             try:

@@ -10,8 +10,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import httpx
@@ -20,6 +18,7 @@ from click.testing import CliRunner
 
 from annotator.cli import main
 from annotator.commands.serve import auto_workers, control_socket, gunicorn_argv
+from tests.waiting import wait_until
 
 ANNOTATOR = str(Path(sys.executable).with_name("annotator"))
 
@@ -49,19 +48,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _until(condition, seconds: float, what: str):
-    """Poll ``condition`` until it holds (a server starting or stopping is seen only from
-    outside); fail naming ``what`` after ``seconds``."""
-    deadline = time.monotonic() + seconds
-    pause = threading.Event()
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        pause.wait(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def _answers(port: int) -> bool:
@@ -103,8 +89,8 @@ def test_serve_runs_gunicorn_by_default_and_its_child_dies_with_it(database_url,
             servers.append(subprocess.Popen(
                 [ANNOTATOR, "serve", "--no-worker", "--workers", "2", "--port", str(port)],
                 env=env, stderr=subprocess.STDOUT, stdout=log.open("w")))
-            _until(lambda: _answers(port), 120,
-                   f"the server on port {port}: {log.read_text()[-2000:]}")
+            wait_until(lambda: _answers(port), 120,  # the log as it stands when time is up
+                       lambda: f"the server on port {port}: {log.read_text()[-2000:]}", 0.1)
         masters = []
         for server, port in zip(servers, ports):
             (master,) = _children(server.pid)  # one child: gunicorn's master
@@ -115,8 +101,8 @@ def test_serve_runs_gunicorn_by_default_and_its_child_dies_with_it(database_url,
             masters.append(master[0])
         os.kill(servers[0].pid, signal.SIGKILL)  # a supervisor's last resort
         servers[0].wait(30)
-        _until(lambda: not _alive(masters[0]), 60, "gunicorn to follow its parent")
-        _until(lambda: not _answers(ports[0]), 60, "the port to close")
+        wait_until(lambda: not _alive(masters[0]), 60, "gunicorn to follow its parent", 0.1)
+        wait_until(lambda: not _answers(ports[0]), 60, "the port to close", 0.1)
         assert _answers(ports[1])  # the other server is untouched
         servers[1].send_signal(signal.SIGTERM)  # a supervisor's stop: passed on
         assert servers[1].wait(60) == 0

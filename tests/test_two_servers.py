@@ -20,7 +20,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import zipfile
 from collections import Counter
 from pathlib import Path
@@ -36,6 +35,7 @@ from annotator.models import Assignment, AuditEvent, Document, Edit, Job, User
 from annotator.study.accounts import create_user
 from annotator.study.projects import create_project
 from tests.helpers import write_jsonl
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 ANNOTATOR = str(Path(sys.executable).with_name("annotator"))
@@ -119,15 +119,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_healthy(base: str, deadline: float) -> None:
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/healthz", timeout=5).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.3)
-    raise AssertionError(f"{base}/healthz never answered 200")
+POLL = 0.2  # seconds between looks at the database or a server: the worker needs the CPU
+
+
+def _healthy(base: str) -> bool:
+    try:
+        return httpx.get(f"{base}/healthz", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def _login(client: httpx.Client, base: str, username: str) -> str:
@@ -192,16 +191,6 @@ def _job_rows(database, project_id, kind):
                     Job.project_id == project_id, Job.kind == kind).order_by(Job.id))]
 
 
-def _wait_for(predicate, seconds: float, what: str, step: float = 0.2):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def test_two_servers_and_a_worker_share_one_database(database_url, tmp_path):
     project_id = _prepare(database_url, tmp_path)
     env = {**os.environ, "ANNOTATOR_DATABASE_URL": database_url,
@@ -221,12 +210,12 @@ def test_two_servers_and_a_worker_share_one_database(database_url, tmp_path):
     database = Database(database_url)
     ledger = Ledger()
     try:
-        deadline = time.monotonic() + 180
-        for base in bases:
-            _wait_healthy(base, deadline)  # database, migrations and the worker's heartbeat
+        # Database, migrations and the worker's heartbeat.
+        wait_until(lambda: all(_healthy(base) for base in bases), 180,
+                   "both servers' /healthz to answer 200", 0.3)
         # The first import's pre-highlighting ran in the worker.
-        _wait_for(lambda: [j[1] for j in _job_rows(database, project_id, "prehighlight")]
-                  == ["done"], 300, "the first pre-highlighting job")
+        wait_until(lambda: [j[1] for j in _job_rows(database, project_id, "prehighlight")]
+                   == ["done"], 300, "the first pre-highlighting job", POLL)
 
         # A lead imports and assigns through one server while annotators save through both.
         with database.session() as session:
@@ -271,25 +260,25 @@ def test_two_servers_and_a_worker_share_one_database(database_url, tmp_path):
                 body = ledger.seen(client.get(
                     f"{bases[1]}/api/assignments/{new_assignment}")).json()
                 return body["document"]["alignment"] is not None and body
-            body = _wait_for(prehighlighted, 600, "the new documents pre-highlighted", 1.0)
+            body = wait_until(prehighlighted, 600, "the new documents pre-highlighted", 1.0)
         assert any(s["kind"] == "leaked_instruction" for s in body["suggestions"]), \
             "b000 carries a leaked instruction the pre-highlighter marks"
         # (b000 is in the job's first chunk: the job may still be running the others.)
-        _wait_for(lambda: [j[1] for j in _job_rows(database, project_id, "prehighlight")]
-                  == ["done", "done"], 600, "the second pre-highlighting job")
+        wait_until(lambda: [j[1] for j in _job_rows(database, project_id, "prehighlight")]
+                   == ["done", "done"], 600, "the second pre-highlighting job", POLL)
 
         # ana finishes two documents (refit_every 2): the second queues a refit.
         with httpx.Client(timeout=60) as client:
             headers = {"X-CSRFToken": _login(client, bases[0], "ana")}
             for assignment_id in held["ana"][:2]:
                 _complete(client, bases, headers, assignment_id, ledger)
-        refit = _wait_for(lambda: _job_rows(database, project_id, "refit"), 60,
-                          "a queued refit")[0][0]
+        refit = wait_until(lambda: _job_rows(database, project_id, "refit"), 60,
+                           "a queued refit", POLL)[0][0]
 
         # SIGKILL the worker while it runs the refit; a new worker finishes the job.
-        running = _wait_for(lambda: [r for r in _job_rows(database, project_id, "refit")
-                                     if r[0] == refit and r[1] == "running"], 600,
-                            "the refit running")
+        running = wait_until(lambda: [r for r in _job_rows(database, project_id, "refit")
+                                      if r[0] == refit and r[1] == "running"], 600,
+                             "the refit running", POLL)
         os.killpg(worker.pid, signal.SIGKILL)
         worker.wait(30)
         killed = [r for r in _job_rows(database, project_id, "refit") if r[0] == refit][0]
@@ -297,9 +286,9 @@ def test_two_servers_and_a_worker_share_one_database(database_url, tmp_path):
             "killed in the middle of the refit"
         second = _start(worker_argv, env, tmp_path / "worker-2.log")
         processes.append(second)
-        finished = _wait_for(lambda: [r for r in _job_rows(database, project_id, "refit")
-                                      if r[0] == refit and r[1] in ("done", "failed")],
-                             600, "the refit finished by the second worker")[0]
+        finished = wait_until(lambda: [r for r in _job_rows(database, project_id, "refit")
+                                       if r[0] == refit and r[1] in ("done", "failed")],
+                              600, "the refit finished by the second worker", POLL)[0]
         assert finished[1] == "done" and finished[2] == 2, finished
         with database.session() as session:
             learnt = session.scalars(select(AuditEvent).where(
@@ -328,9 +317,9 @@ def test_two_servers_and_a_worker_share_one_database(database_url, tmp_path):
         with httpx.Client(timeout=120) as other:
             _login(other, bases[1], "lee")
             # Built by the worker process, followed through the other server.
-            _wait_for(lambda: ledger.seen(other.get(
+            wait_until(lambda: ledger.seen(other.get(
                 f"{bases[1]}/projects/{project_id}/releases/status")).json()["stored"]
-                == ["v1"], 600, "the release built by the worker")
+                == ["v1"], 600, "the release built by the worker", POLL)
             assert [j[1] for j in _job_rows(database, project_id, "release")] == ["done"]
             listing = ledger.seen(other.get(f"{bases[1]}/projects/{project_id}/releases"))
             assert 'data-version="v1"' in listing.text

@@ -4,6 +4,7 @@
 // The evaluation pages use the same binding and help table with their own list.
 
 import { el, typing } from "./dom.js";
+import { handled, handledAfter } from "./handled.js";
 
 export function shortcuts(ctx) {
   const reserved = new Set(["j", "k", "a", "x", "q", "w", "?", "/", "n", "p"]);
@@ -35,7 +36,8 @@ export function shortcuts(ctx) {
   return list;
 }
 
-/** Listen for the shortcuts of `list` on the document. */
+/** Listen for the shortcuts of `list` on the document. Each key is counted as handled
+ * (handled.js) once its shortcut's work is done, or at once when it runs none. */
 export function bindShortcuts(list) {
   document.addEventListener("keydown", (event) => {
     const mod = event.ctrlKey || event.metaKey;
@@ -44,18 +46,19 @@ export function bindShortcuts(list) {
       if (s.ctrl) {
         if (!mod || event.key.toLowerCase() !== s.ctrl.toLowerCase()) continue;
         if (s.ctrl.length === 1 && Boolean(s.shift) !== event.shiftKey) continue;
-        if (s.outsideFields && typing(event.target)) return;
+        if (s.outsideFields && typing(event.target)) { handled("key"); return; }
         event.preventDefault();
-        s.run();
+        handledAfter("key", s.run());
         return;
       }
       if (s.keys[0] === "Esc") {
-        if (event.key === "Escape") { s.run(event); return; }
+        if (event.key === "Escape") { handledAfter("key", s.run(event)); return; }
         continue;
       }
       if (mod || event.altKey || typing(event.target)) continue;
-      if (event.key === s.keys[0]) { event.preventDefault(); s.run(); return; }
+      if (event.key === s.keys[0]) { event.preventDefault(); handledAfter("key", s.run()); return; }
     }
+    handled("key");
   });
 }
 

@@ -1,6 +1,7 @@
 // Turning a text selection (mouse drag, or shift+arrows with caret browsing) into a span in
 // code points, snapped to word boundaries; a plain click on a highlight reports the segment.
 
+import { handled } from "./handled.js";
 import { rangeToOffsets, snapToWords } from "./offsets.js";
 
 /**
@@ -43,9 +44,9 @@ export function watchSelection(texts, getCps, { onSelect, onClick }) {
     if (e.detail <= 1) firstClickInText = Boolean(sideOf(e.target));
   }, true);
   document.addEventListener("mouseup", (e) => {
-    if (e.detail > 1 && !firstClickInText) { clearSelection(); return; }
+    if (e.detail > 1 && !firstClickInText) { clearSelection(); handled("selection"); return; }
     const press = presses;
-    setTimeout(() => { if (presses === press) handle(e); }, 0);
+    setTimeout(() => { if (presses === press) handle(e); handled("selection"); }, 0);
   });
   for (const el of Object.values(texts)) {
     el.addEventListener("keyup", (e) => { if (e.shiftKey) handle(e); });
