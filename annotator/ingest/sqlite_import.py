@@ -28,7 +28,6 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
 
 from annotator.core.migration_heads import head_revisions
 from annotator.core.records import DocumentRecord, read_documents
@@ -66,9 +65,8 @@ def database_file(database_url: str) -> Path | None:
     return path if path.is_file() else None
 
 
-def import_documents(database_url: str, project_name: str, path: Path, fmt: str | None,
-                     *, progress: Callable[[int, int], None] | None = None
-                     ) -> ImportResult | NotDirect:
+def import_documents(database_url: str, project_name: str, path: Path,
+                     fmt: str | None) -> ImportResult | NotDirect:
     """Import the new documents of ``path`` into ``project_name`` directly (module
     docstring), or say it is not the plain case. A file that fails its checks raises
     IngestError, as the ORM path would (the project exists)."""
@@ -81,7 +79,7 @@ def import_documents(database_url: str, project_name: str, path: Path, fmt: str 
         apply_pragmas(connection)
         connection.execute("BEGIN IMMEDIATE")
         try:
-            outcome = _import(connection, project_name, path, fmt, progress)
+            outcome = _import(connection, project_name, path, fmt)
         except sqlite3.IntegrityError:
             # A row another process wrote meanwhile clashes: the ORM path says what.
             connection.execute("ROLLBACK")
@@ -95,8 +93,8 @@ def import_documents(database_url: str, project_name: str, path: Path, fmt: str 
         connection.close()
 
 
-def _import(connection: sqlite3.Connection, project_name: str, path: Path, fmt: str | None,
-            progress) -> ImportResult | NotDirect:
+def _import(connection: sqlite3.Connection, project_name: str, path: Path,
+            fmt: str | None) -> ImportResult | NotDirect:
     project_id = _plain_project(connection, project_name)
     if project_id is None:
         return NotDirect()
@@ -107,12 +105,9 @@ def _import(connection: sqlite3.Connection, project_name: str, path: Path, fmt: 
     next_position = (connection.execute(
         "SELECT max(position) FROM documents WHERE project_id = ?", (project_id,)
     ).fetchone()[0] or 0) + 1
-    rows = []
-    for done, record in enumerate(records, start=1):
-        rows.append(document_row(project_id, record, next_position + done - 1)
-                    | {"created_at": now, "version": 1, "updated_at": now})
-        if progress is not None:
-            progress(done, len(records))
+    rows = [document_row(project_id, record, next_position + offset)
+            | {"created_at": now, "version": 1, "updated_at": now}
+            for offset, record in enumerate(records)]
     _insert(connection, "documents", DOCUMENT_COLUMNS, rows)
     jobs = _queue_prehighlight(connection, project_id, now) if rows else []
     _insert(connection, "audit_events", ("created_at", "user_id", "project_id", "action",
