@@ -219,6 +219,10 @@ def test_what_the_direct_path_declines(new_database, tmp_path, monkeypatch):
         assert sqlite_import.import_documents(other, "p", path, None) == \
             sqlite_import.NotDirect(), other
     assert not (tmp_path / "missing.sqlite3").exists()
+    not_a_database = tmp_path / "notes.sqlite3"
+    not_a_database.write_text("not SQLite\n" * 200, encoding="utf-8")
+    assert sqlite_import.import_documents(f"sqlite:///{not_a_database}", "p", path,
+                                          None) == sqlite_import.NotDirect()
     # More documents than one batch: the ORM path writes them in committed batches; the
     # records read are handed on, not read again.
     monkeypatch.setattr(sqlite_import, "BATCH_SIZE", len(RECORDS) - 1)

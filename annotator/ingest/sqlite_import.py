@@ -13,8 +13,9 @@ error as before: a ``sqlite:///FILE`` URL of an existing file (no query options)
 database at the newest migration, no stale adjudication queue entry, the project exists,
 no pre-highlighting job of the project waiting, at most :data:`BATCH_SIZE` documents (one
 transaction; larger imports are written in committed batches by the ORM path, where
-start-up is a small part), and none of the ids already in the project. Everything happens
-in one ``BEGIN IMMEDIATE`` transaction (the checks hold while it writes), all or nothing.
+start-up is a small part), and none of the ids already in the project. The writes happen
+in one ``BEGIN IMMEDIATE`` transaction, all or nothing, after the checks are made again
+under its lock; the file is read before, so the lock is held only while writing.
 
 The rows are the ORM path's: the document values of :mod:`annotator.ingest.rows`, the job
 values of :mod:`annotator.study.job_rows`, the audit event of ``study.audit.record``;
@@ -69,45 +70,57 @@ def import_documents(database_url: str, project_name: str, path: Path,
                      fmt: str | None) -> ImportResult | NotDirect:
     """Import the new documents of ``path`` into ``project_name`` directly (module
     docstring), or say it is not the plain case. A file that fails its checks raises
-    IngestError, as the ORM path would (the project exists)."""
+    IngestError, as the ORM path would (the project exists). The file is read and its rows
+    made before the write lock is taken; the checks are made again under it."""
     database = database_file(database_url)
     if database is None:
         return NotDirect()
-    # Autocommit mode: the transaction is the explicit BEGIN IMMEDIATE below.
+    # Autocommit mode: the one transaction is the explicit BEGIN IMMEDIATE below.
     connection = sqlite3.connect(database, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
     try:
-        apply_pragmas(connection)
+        try:
+            apply_pragmas(connection)
+            project_id = _plain_project(connection, project_name)
+        except sqlite3.OperationalError:
+            raise  # locked, unreadable: the ORM path would meet the same
+        except sqlite3.DatabaseError:  # not a database: the ORM path says so
+            return NotDirect()
+        if project_id is None:
+            return NotDirect()
+        records = read_documents(path, fmt)
+        if len(records) > BATCH_SIZE:
+            return NotDirect(records)
+        now = datetime.now(timezone.utc)
+        # Positions are set under the lock (after the project's last document).
+        rows = [document_row(project_id, record, 0)
+                | {"created_at": now, "version": 1, "updated_at": now} for record in records]
         connection.execute("BEGIN IMMEDIATE")
         try:
-            outcome = _import(connection, project_name, path, fmt)
+            stored = _store(connection, project_name, project_id, rows, path.name, now)
         except sqlite3.IntegrityError:
-            # A row another process wrote meanwhile clashes: the ORM path says what.
-            connection.execute("ROLLBACK")
-            return NotDirect()
+            stored = None  # a row another process wrote meanwhile clashes
         except BaseException:
             connection.execute("ROLLBACK")
             raise
-        connection.execute("COMMIT" if isinstance(outcome, ImportResult) else "ROLLBACK")
-        return outcome
+        connection.execute("COMMIT" if stored is not None else "ROLLBACK")
+        return stored if stored is not None else NotDirect(records)
     finally:
         connection.close()
 
 
-def _import(connection: sqlite3.Connection, project_name: str, path: Path,
-            fmt: str | None) -> ImportResult | NotDirect:
-    project_id = _plain_project(connection, project_name)
-    if project_id is None:
-        return NotDirect()
-    records = read_documents(path, fmt)
-    if len(records) > BATCH_SIZE or _any_exists(connection, project_id, records):
-        return NotDirect(records)
-    now = datetime.now(timezone.utc)
+def _store(connection: sqlite3.Connection, project_name: str, project_id: int,
+           rows: list[dict], file_name: str, now: datetime) -> ImportResult | None:
+    """Write the documents, their pre-highlighting chunks and the audit event, under the
+    write lock; None (nothing written) when the plain case no longer holds or an id is in
+    the project already (the ORM path then says which)."""
+    if _plain_project(connection, project_name) != project_id or _any_exists(
+            connection, project_id, [row["external_id"] for row in rows]):
+        return None
     next_position = (connection.execute(
         "SELECT max(position) FROM documents WHERE project_id = ?", (project_id,)
     ).fetchone()[0] or 0) + 1
-    rows = [document_row(project_id, record, next_position + offset)
-            | {"created_at": now, "version": 1, "updated_at": now}
-            for offset, record in enumerate(records)]
+    for offset, row in enumerate(rows):
+        row["position"] = next_position + offset
     _insert(connection, "documents", DOCUMENT_COLUMNS, rows)
     jobs = _queue_prehighlight(connection, project_id, now) if rows else []
     _insert(connection, "audit_events", ("created_at", "user_id", "project_id", "action",
@@ -115,15 +128,14 @@ def _import(connection: sqlite3.Connection, project_name: str, path: Path,
             [{"created_at": now, "user_id": None, "project_id": project_id,
               "action": "documents.imported", "object_type": "project",
               "object_id": str(project_id),
-              "details": {"file": path.name, "created": len(rows), "updated": 0}}])
+              "details": {"file": file_name, "created": len(rows), "updated": 0}}])
     return ImportResult(created=len(rows), updated=0,
                         prehighlight_job=jobs[0] if jobs else None,
                         prehighlight_chunks=len(jobs))
 
 
 def _plain_project(connection: sqlite3.Connection, name: str) -> int | None:
-    """The project's id when the plain case holds before reading the file (module
-    docstring), else None."""
+    """The project's id when the plain case holds (module docstring), else None."""
     try:
         revisions = {row[0] for row in connection.execute(
             "SELECT version_num FROM alembic_version")}
@@ -143,9 +155,7 @@ def _plain_project(connection: sqlite3.Connection, name: str) -> int | None:
     return None if waiting.fetchone() else row[0]
 
 
-def _any_exists(connection: sqlite3.Connection, project_id: int,
-                records: list[DocumentRecord]) -> bool:
-    ids = [r.external_id for r in records]
+def _any_exists(connection: sqlite3.Connection, project_id: int, ids: list[str]) -> bool:
     for start in range(0, len(ids), IDS_PER_QUERY):
         chunk = ids[start:start + IDS_PER_QUERY]
         if connection.execute(
