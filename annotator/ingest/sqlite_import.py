@@ -39,11 +39,6 @@ from annotator.study.job_rows import PREHIGHLIGHT, WAITING, new_job_row, prehigh
 SQLITE_PREFIX = "sqlite:///"
 # Ids per ``IN (...)`` list, far below SQLite's limit on bound parameters.
 IDS_PER_QUERY = 500
-DOCUMENT_COLUMNS = ("project_id", "external_id", "position", "source", "target", "meta",
-                    "source_sentences", "target_sentences", "sentence_pairs", "created_at",
-                    "version", "updated_at")
-JOB_COLUMNS = ("kind", "project_id", "payload", "dedupe_key", "state", "progress_done",
-               "progress_total", "error", "result", "attempts", "created_at", "retry_reasons")
 JSON_COLUMNS = {"meta", "source_sentences", "target_sentences", "sentence_pairs", "payload",
                 "result", "details"}
 
@@ -121,14 +116,13 @@ def _store(connection: sqlite3.Connection, project_name: str, project_id: int,
     ).fetchone()[0] or 0) + 1
     for offset, row in enumerate(rows):
         row["position"] = next_position + offset
-    _insert(connection, "documents", DOCUMENT_COLUMNS, rows)
+    _insert(connection, "documents", rows)
     jobs = _queue_prehighlight(connection, project_id, now) if rows else []
-    _insert(connection, "audit_events", ("created_at", "user_id", "project_id", "action",
-                                         "object_type", "object_id", "details"),
-            [{"created_at": now, "user_id": None, "project_id": project_id,
-              "action": "documents.imported", "object_type": "project",
-              "object_id": str(project_id),
-              "details": {"file": file_name, "created": len(rows), "updated": 0}}])
+    # The event study.audit.record writes for an import (user_id: the command has none).
+    _insert(connection, "audit_events", [{
+        "created_at": now, "user_id": None, "project_id": project_id,
+        "action": "documents.imported", "object_type": "project", "object_id": str(project_id),
+        "details": {"file": file_name, "created": len(rows), "updated": 0}}])
     return ImportResult(created=len(rows), updated=0,
                         prehighlight_job=jobs[0] if jobs else None,
                         prehighlight_chunks=len(jobs))
@@ -175,14 +169,17 @@ def _queue_prehighlight(connection: sqlite3.Connection, project_id: int,
     ids = []
     for payload, key in prehighlight_chunks(pending):
         row = new_job_row(PREHIGHLIGHT, project_id, payload, key=key, created_at=now)
-        ids.append(_insert(connection, "jobs", JOB_COLUMNS, [row]))
+        ids.append(_insert(connection, "jobs", [row]))
     return ids
 
 
-def _insert(connection: sqlite3.Connection, table: str, columns: tuple[str, ...],
-            rows: list[dict]) -> int | None:
-    """Insert ``rows`` as the ORM's SQLite dialect stores them (JSON as its text, times as
-    ``YYYY-MM-DD HH:MM:SS.ffffff``); the id of a single row (executemany keeps none)."""
+def _insert(connection: sqlite3.Connection, table: str, rows: list[dict]) -> int | None:
+    """Insert ``rows`` (each with the keys of the first) as the ORM's SQLite dialect stores
+    them (JSON as its text, times as ``YYYY-MM-DD HH:MM:SS.ffffff``); the id of a single row
+    (executemany keeps none)."""
+    if not rows:
+        return None
+    columns = tuple(rows[0])
     sql = (f"INSERT INTO {table} ({', '.join(columns)}) "
            f"VALUES ({', '.join('?' * len(columns))})")
     values = [tuple(_stored(column, row[column]) for column in columns) for row in rows]
