@@ -45,7 +45,7 @@ TIMES = {"created_at", "updated_at", "started_at", "finished_at"}
 STORED_TIME = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$")
 HEAVY = ("sqlalchemy", "flask", "alembic", "numpy", "torch", "nltk", "pandas", "yaml",
          "sentence_transformers", "label_studio_sdk", "annotator.models", "annotator.db",
-         "tqdm", "importlib.metadata")
+         "tqdm", "importlib.metadata", "werkzeug", "pydantic", "psycopg")
 
 
 @pytest.fixture
