@@ -1,8 +1,8 @@
 """Engine and session set-up shared by the web app and the command line.
 
 SQLite (the embedded default) runs in WAL mode with foreign keys enforced and
-``synchronous=FULL``, so an acknowledged save survives a killed server; PostgreSQL needs
-nothing special.
+``synchronous=FULL`` (:mod:`annotator.core.sqlite_connection`), so an acknowledged save
+survives a killed server; PostgreSQL needs nothing special.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from annotator.adjudication.queue import QueueKeepingSession, refresh_stale
+from annotator.core.sqlite_connection import BUSY_TIMEOUT_SECONDS, apply_pragmas
 from annotator.migrations import upgrade
 
 
@@ -24,19 +25,10 @@ def make_engine(database_url: str) -> Engine:
     if url.get_backend_name() == "sqlite":
         if url.database and url.database != ":memory:":
             Path(url.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": 30})
-        event.listen(engine, "connect", _sqlite_pragmas)
+        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_SECONDS})
+        event.listen(engine, "connect", apply_pragmas)
         return engine
     return create_engine(url, pool_pre_ping=True)
-
-
-def _sqlite_pragmas(dbapi_connection, _record) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA synchronous=FULL")
-    cursor.execute("PRAGMA busy_timeout=30000")
-    cursor.close()
 
 
 class Database:

@@ -91,8 +91,11 @@ def test_demo_data_planted_offsets_match_the_texts():
 
 
 def test_batch_commands_show_a_progress_bar(env, tmp_path):
+    """(A plain import of new documents into a SQLite file is one batch, written in a
+    fraction of a second without a bar: tests/test_import_direct_sqlite.py; --update takes
+    the batched ORM path, as a PostgreSQL database does.)"""
     run("project", "create", "trial", "--schema", "infolossqa")
-    result = CliRunner().invoke(main, ["import", "trial",
+    result = CliRunner().invoke(main, ["import", "trial", "--update",
                                        str(write_jsonl(tmp_path / "p.jsonl", pairs(3)))])
     assert result.exit_code == 0
     assert "importing" in result.stderr and "3/3" in result.stderr

@@ -12,6 +12,7 @@ from sqlalchemy import text
 
 from annotator.core.records import read_documents
 from annotator.ingest import store
+from annotator.ingest.rows import document_row
 from annotator.models import Document, Project
 from annotator.study.projects import create_project
 from tests.helpers import write_jsonl
@@ -59,7 +60,7 @@ def test_documents_written_in_bulk_are_the_rows_the_orm_wrote(database, tmp_path
     with database.session() as session:  # the way documents were stored before: ORM objects
         project = session.get(Project, orm_id)
         for position, record in enumerate(records, start=1):
-            session.add(Document(**store._new_row(project, record, position)))
+            session.add(Document(**document_row(project.id, record, position)))
     with database.session() as session:
         written, reference = stored_rows(session, bulk_id), stored_rows(session, orm_id)
     assert len(written) == len(RECORDS)

@@ -7,9 +7,10 @@ from pathlib import Path
 import click
 
 from annotator.commands import fail, open_database, progress_bar, project_or_exit
+from annotator.config import Config
 from annotator.core.problems import MAX_PROBLEMS_SHOWN
 from annotator.core.records import FORMATS
-from annotator.ingest import IngestError, import_file
+from annotator.ingest import IngestError
 from annotator.interop import ANNOTATION_FORMATS
 
 # Imports inside functions: each command loads only what it runs, so `annotator --help`
@@ -116,13 +117,8 @@ def import_command(project_name, files, fmt, update, annotator, name_pattern, ma
     if file.is_dir():
         fail(f"{file} is a folder; documents come from one file (folders are for "
              "--format thresh or infolossqa)")
-    database = open_database()
     try:
-        with database.session() as session:
-            project = project_or_exit(session, project_name)
-            with progress_bar("importing") as progress:
-                result = import_file(session, project, file, fmt, update=update,
-                                     progress=progress, in_batches=True)
+        result = _import_documents(project_name, file, fmt, update)
     except IngestError as exc:
         fail(f"nothing was imported.\n{problem_list(exc, all_errors)}", code=2)
     click.echo(f"imported {result.created} new and {result.updated} updated documents "
@@ -133,6 +129,30 @@ def import_command(project_name, files, fmt, update, annotator, name_pattern, ma
                    f"{result.prehighlight_job}): each running "
                    "`annotator worker` or `annotator serve` does it; `annotator prehighlight "
                    f"{project_name}` does it now")
+
+
+def _import_documents(project_name: str, file: Path, fmt: str | None, update: bool):
+    """New documents on a SQLite file go the direct way (no SQLAlchemy: start-up is most
+    of a small import, issue 44); anything else, or what the direct way declines, through
+    the ORM, which migrates, reports and replaces (annotator.ingest.sqlite_import). The
+    direct way takes at most one batch (1,000 documents, a fraction of a second) and shows
+    no progress bar: tqdm's import alone (it looks up its own version in the installed
+    packages' metadata) was a third of such an import's time."""
+    from annotator.ingest.sqlite_import import NotDirect, import_documents
+
+    outcome = NotDirect()
+    if not update:
+        outcome = import_documents(Config.from_env().database_url, project_name, file, fmt)
+    if not isinstance(outcome, NotDirect):
+        return outcome
+    from annotator.ingest.store import import_file
+
+    database = open_database()
+    with database.session() as session:
+        project = project_or_exit(session, project_name)
+        with progress_bar("importing") as progress:
+            return import_file(session, project, file, fmt, update=update, progress=progress,
+                               in_batches=True, records=outcome.records)
 
 
 def read_annotator_map(path: Path) -> dict[str, str]:

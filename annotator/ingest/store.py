@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
-from annotator.align.text import split_sentences
 from annotator.core.records import (
     DocumentRecord,
     IngestError,
@@ -17,25 +15,13 @@ from annotator.core.records import (
     read_documents,
     read_uploaded_documents,
 )
+from annotator.ingest.rows import BATCH_SIZE, ImportResult, document_row, document_texts
 from annotator.models import Assignment, Document, Edit, Project, Rating
 from annotator.study import audit
 from annotator.study.prehighlight_queue import queue_prehighlight
 
-# Documents per transaction when importing in batches: small enough that a save waiting
-# for the write lock waits a fraction of a second, large enough to keep imports fast.
-BATCH_SIZE = 1000
 # New documents go straight into the table (see ``write_batch``).
 DOCUMENTS = Document.__table__
-
-
-@dataclass
-class ImportResult:
-    created: int
-    updated: int
-    # The first pre-highlighting chunk queued for the new or replaced documents, and how
-    # many chunks (workers run them: study.prehighlight_queue).
-    prehighlight_job: int | None = None
-    prehighlight_chunks: int = 0
 
 
 def import_file(
@@ -48,15 +34,19 @@ def import_file(
     user_id: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     in_batches: bool = False,
+    records: list[DocumentRecord] | None = None,
 ) -> ImportResult:
-    """Read, validate and store a file. Raises IngestError (and writes nothing) on any
+    """Read, validate and store a file (``records``: its documents, when the caller read
+    them already: ``annotator import`` after its direct path declined, see
+    :mod:`annotator.ingest.sqlite_import`). Raises IngestError (and writes nothing) on any
     problem; the caller's transaction is left for the caller to commit.
 
     ``in_batches`` (new documents only, used by ``annotator import``): after validation,
     documents are written and committed :data:`BATCH_SIZE` at a time, so the database is
     never held for the whole import and annotators' saves go through meanwhile; if any
     batch fails, the documents already written by this import are deleted again."""
-    records = read_documents(path, fmt)
+    if records is None:
+        records = read_documents(path, fmt)
     result = store_documents(session, project, records, str(path), update=update,
                              progress=progress, in_batches=in_batches and not update)
     audit.record(
@@ -157,7 +147,7 @@ def store_documents(
         for done, record in enumerate(records, start=1):
             doc = existing.get(record.external_id)
             if doc is None:
-                batch.append(_new_row(project, record, next_position + created))
+                batch.append(document_row(project.id, record, next_position + created))
                 created += 1
             else:
                 _replace(doc, record)
@@ -191,29 +181,9 @@ def _undo(session: Session, document_ids: list[int]) -> None:
         session.commit()
 
 
-def _texts(record: DocumentRecord) -> dict:
-    """A document's texts, metadata and sentence offsets (computed when not given)."""
-    source_sents = record.source_sentences or split_sentences(record.source)
-    target_sents = record.target_sentences or split_sentences(record.target)
-    return dict(
-        source=record.source,
-        target=record.target,
-        meta=record.meta,
-        source_sentences=[list(s) for s in source_sents],
-        target_sentences=[list(s) for s in target_sents],
-        sentence_pairs=[list(p) for p in record.sentence_pairs]
-        if record.sentence_pairs else None,
-    )
-
-
-def _new_row(project: Project, record: DocumentRecord, position: int) -> dict:
-    return dict(project_id=project.id, external_id=record.external_id, position=position,
-                **_texts(record))
-
-
 def _replace(doc: Document, record: DocumentRecord) -> None:
     """Replace ``doc``'s texts (a document without annotations, ``--update``)."""
-    for key, value in _texts(record).items():
+    for key, value in document_texts(record).items():
         setattr(doc, key, value)
     doc.suggestions.clear()  # pre-highlights of the old text no longer apply
     doc.prehighlighted_at = None

@@ -4,7 +4,8 @@ Every schema change is a new revision in ``versions/``; a revision must never dr
 rewrite annotation data without carrying it over (tests upgrade a populated database).
 
 Start-up first asks the database which revision it is at and compares it with the newest
-revision of ``versions/`` (read from the files' ``revision`` / ``down_revision`` lines):
+revision of ``versions/`` (read from the files' ``revision`` / ``down_revision`` lines by
+:mod:`annotator.core.migration_heads`, which needs no SQLAlchemy):
 a database already there, the usual case, never loads Alembic, which with its template
 engine and highlighter costs a fifth of a second of every command
 (benchmarks/bench_import_labelstudio.py). ``tests/test_migrations.py`` checks the files'
@@ -13,14 +14,18 @@ head against Alembic's own.
 
 from __future__ import annotations
 
-import ast
-import re
 from contextlib import contextmanager
-from functools import lru_cache
 from pathlib import Path
 
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection, Engine
+
+from annotator.core.migration_heads import (  # noqa: F401  (re-exported)
+    _declared_revisions,
+    code_heads,
+    code_revisions,
+    head_revisions,
+)
 
 HERE = Path(__file__).parent
 
@@ -35,67 +40,6 @@ def alembic_config(engine: Engine | None = None):
         config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
         config.attributes["engine"] = engine
     return config
-
-
-# A module-level ``revision = '0009_jobs'`` or ``down_revision: str | None = None`` line.
-_REVISION_LINE = re.compile(r"^(revision|down_revision)\b[^=\n]*=(.*)$", re.MULTILINE)
-
-
-def _declared_revisions(text: str) -> dict:
-    """A version file's ``revision`` and ``down_revision`` values. Only those lines are
-    read (parsing every file whole was ~10 ms of each command's start-up, issue 44); a
-    value written over several lines sends the file to the full parse."""
-    values = {}
-    for match in _REVISION_LINE.finditer(text):
-        try:
-            values[match.group(1)] = ast.literal_eval(match.group(2).strip())
-        except (ValueError, SyntaxError):
-            return _parsed_revisions(text)
-    return values
-
-
-def _parsed_revisions(text: str) -> dict:
-    values = {}
-    for node in ast.parse(text).body:
-        if isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Name) and node.value is not None:
-                    values[target.id] = ast.literal_eval(node.value) if target.id in (
-                        "revision", "down_revision") else None
-    return values
-
-
-@lru_cache(maxsize=1)
-def _revision_graph() -> tuple[frozenset[str], frozenset[str]]:
-    """(every revision of ``versions/``, every revision some other names as its
-    ``down_revision``), read from the files once per process."""
-    revisions, parents = set(), set()
-    for path in (HERE / "versions").glob("*.py"):
-        values = _declared_revisions(path.read_text(encoding="utf-8"))
-        if "revision" not in values:
-            continue
-        revisions.add(values["revision"])
-        down = values.get("down_revision")
-        parents.update([down] if isinstance(down, str) else down or ())
-    return frozenset(revisions), frozenset(parents)
-
-
-def head_revisions() -> set[str]:
-    """The newest revision(s) of ``versions/``: those no other revision names as its
-    ``down_revision``."""
-    revisions, parents = _revision_graph()
-    return set(revisions - parents)
-
-
-def code_heads() -> tuple[str, ...]:
-    """The newest revision(s) this code knows, sorted (for /healthz)."""
-    return tuple(sorted(head_revisions()))
-
-
-def code_revisions() -> frozenset[str]:
-    """Every revision this code knows."""
-    return _revision_graph()[0]
 
 
 def current_revisions(engine: Engine) -> set[str]:

@@ -49,6 +49,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from annotator.core import strict_json
 from annotator.core.vocabulary import JOB_KINDS
 from annotator.models import Job, WorkerBeat
+from annotator.study.job_rows import dedupe_key, new_job_row
 
 # A job whose worker died this many times is failed instead of claimed again (work that
 # kills its worker, e.g. by running out of memory, must not loop forever).
@@ -151,11 +152,6 @@ def aware(moment: datetime | None) -> datetime | None:
     return moment
 
 
-def _dedupe_key(kind: str, project_id: int | None, key: str | None = None) -> str:
-    base = f"{kind}:{project_id if project_id is not None else '*'}"
-    return base if key is None else f"{base}:{key}"
-
-
 def enqueue(session: Session, kind: str, project_id: int | None = None,
             payload: dict | None = None, *, key: str | None = None) -> Job:
     """Queue ``kind`` of work for the project (None: the whole installation) in the
@@ -165,21 +161,20 @@ def enqueue(session: Session, kind: str, project_id: int | None = None,
     its kind (a release's version) names itself with ``key``: queued once per key."""
     if kind not in JOB_KINDS:
         raise JobError(f"job kind: expected one of {', '.join(JOB_KINDS)}, got {kind!r}")
-    key = _dedupe_key(kind, project_id, key)
     connection = session.connection()
     insert = _dialect_insert(connection.dialect.name)
     for _ in range(3):
+        row = new_job_row(kind, project_id, payload, key=key, created_at=now())
         # ON CONFLICT DO NOTHING: of two servers queueing the same work at once, one row
         # stays and neither transaction fails.
-        connection.execute(insert(Job.__table__).values(
-            kind=kind, project_id=project_id, payload=dict(payload or {}), dedupe_key=key,
-            state="queued", progress_done=0, progress_total=0, error="", result={},
-            attempts=0, created_at=now()).on_conflict_do_nothing(index_elements=["dedupe_key"]))
-        job = session.scalars(select(Job).where(Job.dedupe_key == key).options(*WITHOUT_JSON)
+        connection.execute(insert(Job.__table__).values(**row).on_conflict_do_nothing(
+            index_elements=["dedupe_key"]))
+        job = session.scalars(select(Job).where(Job.dedupe_key == row["dedupe_key"])
+                              .options(*WITHOUT_JSON)
                               .execution_options(populate_existing=True)).first()
         if job is not None:  # (None: the queued copy was claimed just now; queue again)
             return job
-    raise RuntimeError(f"could not queue {key}")
+    raise RuntimeError(f"could not queue {dedupe_key(kind, project_id, key)}")
 
 
 def _dialect_insert(dialect: str):

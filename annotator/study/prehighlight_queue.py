@@ -21,12 +21,15 @@ from sqlalchemy.orm import Session
 
 from annotator.models import Document, Job
 from annotator.study import jobs
+from annotator.study.job_rows import (  # noqa: F401  (CHUNK_DOCUMENTS re-exported)
+    CHUNK_DOCUMENTS,
+    PREHIGHLIGHT,
+    WAITING,
+    prehighlight_chunks,
+)
 
-KIND = "prehighlight"
-# Documents of one chunk: at ~1-3 documents/s a chunk takes one to two minutes, the
-# longest a release waits for a busy worker; the payload stays small (ids of ~8 characters).
-CHUNK_DOCUMENTS = 100
-WAITING = ("queued", "running")
+# The chunk size and the payloads: annotator.study.job_rows (shared with the direct import).
+KIND = PREHIGHLIGHT
 
 
 def waiting_document_ids(session: Session, project_id: int) -> set[int] | None:
@@ -57,13 +60,8 @@ def queue_prehighlight(session: Session, project_id: int, *, user_id: int | None
     pending = [i for i in session.scalars(select(Document.id).where(
         Document.project_id == project_id, Document.prehighlighted_at.is_(None))
         .order_by(Document.id)) if i not in covered]
-    queued = []
-    for start in range(0, len(pending), chunk):
-        ids = pending[start:start + chunk]
-        payload = {"document_ids": ids} if user_id is None else {"document_ids": ids,
-                                                                  "user_id": user_id}
-        queued.append(jobs.enqueue(session, KIND, project_id, payload, key=f"from-{ids[0]}"))
-    return queued
+    return [jobs.enqueue(session, KIND, project_id, payload, key=key)
+            for payload, key in prehighlight_chunks(pending, chunk=chunk, user_id=user_id)]
 
 
 def chunk_counts(session: Session, project_id: int) -> dict[str, int]:
