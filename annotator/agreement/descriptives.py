@@ -18,11 +18,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from annotator.core.overlap import token_range, whitespace_tokens
 from annotator.core.vocabulary import SIDES
 
 from .data import Document, Edit, Work
 from .sentences import sentences_of
-from .spans import token_range, whitespace_tokens
 
 SECTION_ORDER = ("Background", "Objective", "Methods", "Results", "Conclusions", "Other",
                  "(no heading)")

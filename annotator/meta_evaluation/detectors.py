@@ -23,12 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from annotator.agreement.spans import (
-    exact_counts,
-    f1_from_counts,
-    partial_counts,
-    whitespace_tokens,
-)
+from annotator.agreement.spans import exact_counts, partial_counts
+from annotator.core.overlap import f1_from_counts, whitespace_tokens
 from annotator.core.problems import IngestError, Problem
 from annotator.core.records import json_lines_rows, read_text
 from annotator.core.shown import got

@@ -25,9 +25,9 @@ from typing import Callable
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from annotator.agreement.prehighlight_agreement import Mark
 from annotator.align import suggest_many
 from annotator.align.settings import AlignSettings
+from annotator.core.edit_match import Mark
 from annotator.models import Document, Project, Suggestion
 from annotator.study import audit
 from annotator.study.projects import project_schema
@@ -172,7 +172,7 @@ def _pair(doc: Document) -> dict:
 
 def loss_suggestion_marks(session: Session, project: Project) -> dict:
     """document external id -> the stored deletion / oversimplification suggestions as
-    marks of :mod:`annotator.agreement.prehighlight_agreement` (keyed like the agreement
+    marks of :mod:`annotator.core.edit_match` (keyed like the agreement
     input's documents); a suggestion carrying both kinds is a mark of both."""
     rows = session.execute(select(Document.external_id, Suggestion.kind, Suggestion.source_spans,
                                   Suggestion.kind_scores)
