@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Iterable
 
 from sqlalchemy import case, or_, select, update
 from sqlalchemy.orm import Session, object_session
@@ -78,7 +78,7 @@ def validate_spans(spans: Any, edit_type: EditType, assignment: Assignment) -> l
         raise ValidationFailed([{"field": "spans", "message": f"{len(spans):,} spans, more "
                                  f"than the limit of {limit} per edit"}])
     texts = {"source": assignment.document.source, "target": assignment.document.target}
-    problems, result, seen = [], [], set()
+    problems, checked = [], []
     for i, span in enumerate(spans):
         key = f"spans[{i}]"
         if not isinstance(span, dict):
@@ -91,12 +91,29 @@ def validate_spans(spans: Any, edit_type: EditType, assignment: Assignment) -> l
             problems.append({"field": f"{key}.side" if side not in edit_type.sides else key,
                              "message": problem})
             continue
-        if (side, start, end) not in seen:
-            seen.add((side, start, end))
-            result.append(Span(side=side, start=start, end=end))
+        checked.append((side, start, end))
     if problems:
         raise ValidationFailed(problems)
-    return result
+    return span_rows(checked)
+
+
+def span_rows(spans: Iterable[tuple[str, int, int]]) -> list[Span]:
+    """Span rows of checked ``(side, start, end)`` triples, each span once, in the order
+    given (the first span is the one marked first)."""
+    return [Span(side=side, start=start, end=end) for side, start, end in dict.fromkeys(spans)]
+
+
+def build_edit(assignment: Assignment, edit_type: str, fields: dict, spans: list[Span], *,
+               suggestion_id: int | None = None, meta: dict | None = None,
+               parent: Edit | None = None) -> Edit:
+    """The one way an edit row is made from checked values, for the annotation API and
+    every importer (``interop/annotations_store.py``): its span rows (:func:`span_rows`),
+    its suggestion, import meta and composite parent."""
+    edit = Edit(assignment=assignment, edit_type=edit_type, fields=fields, spans=spans,
+                suggestion_id=suggestion_id, meta=dict(meta or {}))
+    if parent is not None:
+        edit.parent_id = parent.id
+    return edit
 
 
 def _edit_type(schema: Schema, name: Any) -> EditType:
@@ -123,8 +140,7 @@ def create_edit(session: Session, assignment: Assignment, data: dict, user_id: i
         if suggestion is None or suggestion.document_id != assignment.document_id:
             raise ValidationFailed([{"field": "suggestion_id", "message": "not a suggestion of "
                                      "this document"}])
-    edit = Edit(assignment=assignment, edit_type=edit_type.name, fields=fields, spans=spans,
-                suggestion_id=suggestion_id)
+    edit = build_edit(assignment, edit_type.name, fields, spans, suggestion_id=suggestion_id)
     session.add(edit)
     _touch(assignment)
     session.flush()
