@@ -16,7 +16,8 @@ from sqlalchemy import case, or_, select, update
 from sqlalchemy.orm import Session, object_session
 from sqlalchemy.orm.attributes import flag_modified
 
-from annotator.annotate.modes import rating_problem, schema_mode
+from annotator.annotate.answers import rating_value_problem
+from annotator.annotate.modes import schema_mode
 from annotator.core.keys import rating_key
 from annotator.core.limits import current_limits
 from annotator.core.problems import ValidationFailed  # noqa: F401  (re-exported: the old import path)
@@ -36,7 +37,7 @@ from annotator.models import (
     SuggestionAction,
 )
 from annotator.schemas import EditType, Schema
-from annotator.schemas.answers import rationale_problem, validate_fields, value_problem
+from annotator.schemas.answers import rationale_problem, validate_fields
 from annotator.study import audit
 from annotator.study.projects import project_schema
 
@@ -197,7 +198,7 @@ def set_rating(session: Session, assignment: Assignment, data: dict, user_id: in
                                  "schema at that level"}])
     item = str(data.get("item", ""))
     value = data.get("value")
-    problem = value_problem(spec, value) or rating_problem(schema, field_name, value)
+    problem = rating_value_problem(schema, spec, value)
     if problem:
         raise ValidationFailed([{"field": "value", "message": problem}])
     rationale = data.get("rationale")

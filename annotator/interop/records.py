@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotator.annotate.modes import rating_problem
+from annotator.annotate.answers import rating_value_problem
 from annotator.core.limits import current_limits
 from annotator.core.problems import ValidationFailed
 from annotator.core.records import (
@@ -38,7 +38,7 @@ from annotator.core.strict_json import seconds_problem
 from annotator.core.usernames import username_problem
 from annotator.core.vocabulary import SIDES
 from annotator.schemas import Schema
-from annotator.schemas.answers import validate_fields, value_problem
+from annotator.schemas.answers import validate_fields
 
 
 @dataclass
@@ -306,8 +306,7 @@ def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
                                         f"rating field at level {rating.level!r} in schema "
                                         f"{schema.name!r}"))
             else:
-                wrong = value_problem(spec, rating.value) or rating_problem(
-                    schema, rating.field, rating.value)
+                wrong = rating_value_problem(schema, spec, rating.value)
                 if wrong:
                     problems.append(Problem(name, line, rating.where,
                                             f"{rating.field!r}: {wrong}"))
