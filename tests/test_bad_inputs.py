@@ -108,6 +108,23 @@ def test_csv_nul_in_meta_is_refused(tmp_path):
         read_documents(path)
 
 
+@pytest.mark.parametrize("cell", ["1_0-2_0", "+3-9", "\u0663-\u0669", "3-9-12"])
+def test_csv_span_cells_take_only_ascii_start_end(tmp_path, cell):
+    """The one span rule reads a CSV spans cell: Python's int() alone accepted ``1_0``,
+    ``+3`` and Arabic-Indic digits as offsets."""
+    from annotator.interop.tabular import read_csv
+    from annotator.schemas import load_schema
+
+    path = tmp_path / "work.csv"
+    path.write_text("document_id,annotator,status,seconds_spent,kind,edit_type,source_spans\n"
+                    "d1,ana,done,5,edit,deletion,0-4\n"
+                    f"d1,ana,done,5,edit,deletion,{cell}\n", encoding="utf-8")
+    with pytest.raises(IngestError) as caught:
+        read_csv(path, load_schema("infolossqa"))
+    assert [str(p) for p in caught.value.problems] == [
+        f"{path}:3: field 'source_spans': {cell!r} is not start-end (e.g. 3-9)"]
+
+
 def test_text_length_limit_is_configurable(tmp_path, monkeypatch):
     path = _jsonl(tmp_path, json.dumps({**PAIR, "source": "x" * 1001}))
     monkeypatch.setenv("ANNOTATOR_MAX_TEXT_CHARS", "1000")

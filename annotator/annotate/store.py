@@ -24,7 +24,7 @@ from annotator.core.problems import ValidationFailed  # noqa: F401  (re-exported
 from annotator.core.row_ids import is_row_id
 from annotator.core.serialise import assignment_to_dict, edit_to_dict, rating_to_dict
 from annotator.core.shown import got
-from annotator.core.spans import span_problem
+from annotator.core.spans import read_spans
 from annotator.core.strict_json import seconds_problem
 from annotator.core.vocabulary import ANNOTATOR_SET_STATUSES, SIDE_LABELS, SUGGESTION_ACTIONS
 from annotator.models import (
@@ -72,30 +72,15 @@ def _check_open(assignment: Assignment) -> None:
 
 
 def validate_spans(spans: Any, edit_type: EditType, assignment: Assignment) -> list[Span]:
-    if not isinstance(spans, list):
-        raise ValidationFailed([{"field": "spans", "message": "must be a list"}])
-    limit = current_limits().max_spans_per_edit
-    if len(spans) > limit:
-        raise ValidationFailed([{"field": "spans", "message": f"{len(spans):,} spans, more "
-                                 f"than the limit of {limit} per edit"}])
+    """The request's ``{side, start, end}`` spans checked by the one span rule
+    (:func:`annotator.core.spans.read_spans`), as span rows."""
     texts = {"source": assignment.document.source, "target": assignment.document.target}
-    problems, checked = [], []
-    for i, span in enumerate(spans):
-        key = f"spans[{i}]"
-        if not isinstance(span, dict):
-            problems.append({"field": key, "message": "must be {side, start, end}"})
-            continue
-        side, start, end = span.get("side"), span.get("start"), span.get("end")
-        problem = span_problem(side, start, end, texts, sides=edit_type.sides,
-                               kind=edit_type.label)
-        if problem:
-            problems.append({"field": f"{key}.side" if side not in edit_type.sides else key,
-                             "message": problem})
-            continue
-        checked.append((side, start, end))
-    if problems:
-        raise ValidationFailed(problems)
-    return span_rows(checked)
+    checked, faults = read_spans(spans, "spans", texts=texts, sides=edit_type.sides,
+                                 kind=edit_type.label,
+                                 limit=current_limits().max_spans_per_edit)
+    if faults:
+        raise ValidationFailed([f.as_dict() for f in faults])
+    return span_rows((s.side, s.start, s.end) for s in checked)
 
 
 def span_rows(spans: Iterable[tuple[str, int, int]]) -> list[Span]:

@@ -28,6 +28,7 @@ from annotator.core.overlap import f1_from_counts, whitespace_tokens
 from annotator.core.problems import IngestError, Problem
 from annotator.core.records import json_lines_rows, read_text
 from annotator.core.shown import got
+from annotator.core.spans import SpanFault, read_span
 from annotator.core.vocabulary import SIDES
 from annotator.meta_evaluation.correlation import binary_scores
 
@@ -47,14 +48,15 @@ class Detections:
     scores: dict[str, dict[str, float]] = field(default_factory=dict)  # document -> kind -> s
 
 
-def _span(value: Any, name: str, line: int, where: str, problems: list[Problem]):
-    ok = (isinstance(value, (list, tuple)) and len(value) == 2
-          and all(isinstance(x, int) and not isinstance(x, bool) for x in value)
-          and 0 <= value[0] < value[1])
-    if not ok:
-        problems.append(Problem(name, line, where, "must be [start, end] with 0 <= start < end"
-                                + got(value)))
-    return ok
+def _span(value: Any, side: str, name: str, line: int, where: str,
+          problems: list[Problem]) -> bool:
+    """Is ``value`` a ``[start, end]`` span by the one span rule (a detector file carries
+    no text: 0 <= start < end)? A problem naming the field when not."""
+    found = read_span(value, where, side=side, nonempty=True)
+    if isinstance(found, SpanFault):
+        problems.append(found.at(name, line))
+        return False
+    return True
 
 
 def _score(value: Any, name: str, line: int, where: str, problems: list[Problem]) -> float:
@@ -106,8 +108,8 @@ def read_detections(path: Path, kind_map: dict[str, str]) -> Detections:
                 scored = _kinds_of(s, i, name, line, problems)
                 for side in SIDES:
                     for j, pair in enumerate(s.get(f"{side}_spans") or []):
-                        if _span(pair, name, line, f"suggestions[{i}].{side}_spans[{j}]",
-                                 problems):
+                        if _span(pair, side, name, line,
+                                 f"suggestions[{i}].{side}_spans[{j}]", problems):
                             spans += [Detection(kind_map.get(kind, kind), side, pair[0],
                                                 pair[1], score) for kind, score in scored]
             continue
@@ -120,7 +122,7 @@ def read_detections(path: Path, kind_map: dict[str, str]) -> Detections:
                 problems.append(Problem(name, line, where, "needs kind, side (source or "
                                         "target), start, end" + got(s)))
                 continue
-            if _span([s.get("start"), s.get("end")], name, line, where, problems):
+            if _span([s.get("start"), s.get("end")], s["side"], name, line, where, problems):
                 kind = kind_map.get(str(s.get("kind")), str(s.get("kind")))
                 spans.append(Detection(kind, s["side"], s["start"], s["end"],
                                        _score(s.get("score"), name, line, f"{where}.score",
