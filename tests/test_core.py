@@ -10,7 +10,14 @@ import pytest
 from annotator import models
 from annotator.core.keys import BadKey, parse_rating_key, rating_key
 from annotator.core.serialise import edit_to_dict, rating_to_dict
-from annotator.core.spans import span_problem
+from annotator.core.spans import (
+    CheckedSpan,
+    SpanFault,
+    cell_pairs,
+    read_span,
+    read_spans,
+    span_problem,
+)
 from annotator.core.vocabulary import ASSIGNMENT_STATUSES, SIDES, sql_in
 from annotator.schemas import RATING_LEVELS
 
@@ -48,6 +55,58 @@ def test_span_check_rejects(side, start, end, expected):
     problem = span_problem(side, start, end, {"source": "abcdef", "target": "abc"},
                            sides=("source",), kind="Deletion")
     assert problem is not None and expected in problem
+
+
+TEXTS = {"source": "abcdef", "target": "abc"}
+
+
+def test_read_spans_takes_pairs_per_side_and_objects():
+    assert read_spans([[0, 2], [3, 6]], "input_idx", side="source", texts=TEXTS) == (
+        [CheckedSpan("source", 0, 2, "input_idx[0]"), CheckedSpan("source", 3, 6, "input_idx[1]")],
+        [])
+    assert read_spans([{"side": "target", "start": 1, "end": 3}], "spans") == (
+        [CheckedSpan("target", 1, 3, "spans[0]")], [])
+
+
+@pytest.mark.parametrize("value,kwargs,field,message", [
+    ("oops", {"side": "source"}, "x", 'must be a list of [start, end] pairs (got "oops")'),
+    ({"a": 1}, {}, "x", 'must be a list of {side, start, end} objects (got {"a": 1})'),
+    ([[1, 2, 3]], {"side": "source"}, "x[0]",
+     "must be [start, end] with integer character offsets (got [1, 2, 3])"),
+    ([[True, 2]], {"side": "source"}, "x[0]",
+     "must be [start, end] with integer character offsets (got [true, 2])"),
+    ([[0, 2.0]], {"side": "source"}, "x[0]",
+     "must be [start, end] with integer character offsets (got [0, 2.0])"),
+    ([[0, 2]], {}, "x[0]", "must be {side: source|target, start, end} with integer character "
+                           "offsets (got [0, 2])"),
+    ([{"side": "middle", "start": 0, "end": 1}], {}, "x[0].side",
+     'must be {side: source|target, start, end} with integer character offsets (got {"side": '
+     '"middle", "start": 0, "end": 1})'),
+    ([[4, 9]], {"side": "target", "texts": TEXTS}, "x[0]",
+     "span [4, 9] lies outside the target text (length 3) (got [4, 9])"),
+    ([{"side": "target", "start": 0, "end": 1}], {"texts": TEXTS, "sides": ("source",),
+                                                  "kind": "Deletion"},
+     "x[0].side", 'Deletion spans may only lie on: source (got "target")'),
+    ([[3, 5], [0, 2]], {"side": "source", "texts": TEXTS, "in_order": True}, "x[1]",
+     "spans must be in order and must not overlap (got [[3, 5], [0, 2]])"),
+    ([[0, 1]] * 3, {"side": "source", "limit": 2}, "x",
+     "3 spans, more than the limit of 2 per edit (ANNOTATOR_MAX_SPANS_PER_EDIT)"),
+])
+def test_read_spans_names_the_field_and_the_rejected_value(value, kwargs, field, message):
+    spans, faults = read_spans(value, "x", **kwargs)
+    assert faults == [SpanFault(field, message)]
+
+
+def test_read_span_without_text_checks_order_only_when_asked():
+    assert read_span([5, 2], "s", side="source") == CheckedSpan("source", 5, 2, "s")
+    assert read_span([5, 2], "s", side="source", nonempty=True) == SpanFault(
+        "s", "must be [start, end] with 0 <= start < end (got [5, 2])")
+
+
+def test_cell_pairs_reads_start_end_pieces():
+    assert cell_pairs("3-9; 14-20;", "source_spans") == ([[3, 9], [14, 20]], [])
+    assert cell_pairs("3-9;x", "source_spans") == (
+        [[3, 9]], [SpanFault("source_spans", "'x' is not start-end (e.g. 3-9)")])
 
 
 def test_vocabulary_is_the_one_the_models_and_schemas_use():

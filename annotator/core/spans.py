@@ -96,9 +96,12 @@ def read_span(value: Any, where: str, *, side: str | None = None,
     sides = tuple(sides)
     if texts is not None:
         problem = span_problem(side, start, end, texts, sides=sides, kind=kind)
+        if problem and not sides:  # the message says it all: no span is allowed
+            return SpanFault(f"{where}.side", problem)
+        if problem and side not in sides:
+            return SpanFault(f"{where}.side", problem + got(side))
         if problem:
-            field = f"{where}.side" if sides and side not in sides else where
-            return SpanFault(field, problem + got([start, end]))
+            return SpanFault(where, problem + got([start, end]))
     elif nonempty and not 0 <= start < end:
         return SpanFault(where, "must be [start, end] with 0 <= start < end" + got([start, end]))
     return CheckedSpan(side, start, end, where)
