@@ -125,6 +125,36 @@ def test_csv_span_cells_take_only_ascii_start_end(tmp_path, cell):
         f"{path}:3: field 'source_spans': {cell!r} is not start-end (e.g. 3-9)"]
 
 
+@pytest.mark.parametrize("spans, field, message", [
+    ({"source": [[1, 2, 3]], "target": []}, "edits[0].spans.source[0]",
+     "must be [start, end] with integer character offsets (got [1, 2, 3])"),
+    ({"source": [[0, 99]], "target": []}, "edits[0].spans.source[0]",
+     "span [0, 99] lies outside the source text (length 14) (got [0, 99])"),
+    ({"source": [[0, 4]]}, "edits[0].spans.target",
+     "must be a list of [start, end] pairs (got null)"),
+    ("oops", "edits[0]", 'must be {edit_type, spans: {source: [...], target: [...]}} (got '
+     '{"edit_type": "deletion", "spans": "oops"})'),
+])
+def test_eval_detectors_refuses_bad_gold_spans_with_file_and_line(tmp_path, spans, field,
+                                                                  message):
+    """A hand-edited gold.jsonl went straight to the span F1 and ended in a traceback."""
+    from click.testing import CliRunner
+
+    from annotator.cli import main
+
+    gold = tmp_path / "gold.jsonl"
+    record = {"id": "d1", "source": "Mice got 5 mg.", "target": "Mice got a drug.",
+              "edits": [{"edit_type": "deletion", "spans": spans}], "ratings": []}
+    gold.write_text(json.dumps({**record, "id": "d0", "edits": []}) + "\n"
+                    + json.dumps(record) + "\n", encoding="utf-8")
+    found = tmp_path / "found.jsonl"
+    found.write_text(json.dumps({"document_id": "d1", "spans": [
+        {"kind": "deletion", "side": "source", "start": 0, "end": 4}]}) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["eval", "detectors", str(gold), str(found)])
+    assert result.exit_code == 2, result.output
+    assert f"{gold}:2: field '{field}': {message}" in result.output
+
+
 def test_text_length_limit_is_configurable(tmp_path, monkeypatch):
     path = _jsonl(tmp_path, json.dumps({**PAIR, "source": "x" * 1001}))
     monkeypatch.setenv("ANNOTATOR_MAX_TEXT_CHARS", "1000")

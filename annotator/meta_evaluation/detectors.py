@@ -28,7 +28,7 @@ from annotator.core.overlap import f1_from_counts, whitespace_tokens
 from annotator.core.problems import IngestError, Problem
 from annotator.core.records import json_lines_rows, read_text
 from annotator.core.shown import got
-from annotator.core.spans import SpanFault, read_span
+from annotator.core.spans import SpanFault, read_span, read_spans
 from annotator.core.vocabulary import SIDES
 from annotator.meta_evaluation.correlation import binary_scores
 
@@ -137,6 +137,33 @@ def read_detections(path: Path, kind_map: dict[str, str]) -> Detections:
     if problems:
         raise IngestError(problems)
     return found
+
+
+def checked_gold(rows: list[tuple[int, dict]], name: str) -> list[dict]:
+    """The gold records (``(line, record)`` of a release's gold.jsonl) with each edit's
+    type and spans checked by the one span rule against the record's texts: a hand-edited
+    gold file is refused with FILE:LINE and the field, not a traceback."""
+    problems: list[Problem] = []
+    for line, record in rows:
+        texts = {side: record.get(side) for side in SIDES}
+        wrong = [side for side, text in texts.items() if not isinstance(text, str)]
+        if wrong:
+            problems.append(Problem(name, line, wrong[0], "a gold record carries its text"
+                                    + got(texts[wrong[0]])))
+            continue
+        for i, e in enumerate(record["edits"]):
+            spans = e.get("spans") if isinstance(e, dict) else None
+            if not (isinstance(spans, dict) and isinstance(e.get("edit_type"), str)):
+                problems.append(Problem(name, line, f"edits[{i}]", "must be {edit_type, "
+                                        "spans: {source: [...], target: [...]}}" + got(e)))
+                continue
+            for side in SIDES:
+                _, faults = read_spans(spans.get(side), f"edits[{i}].spans.{side}", side=side,
+                                       texts=texts)
+                problems.extend(f.at(name, line) for f in faults)
+    if problems:
+        raise IngestError(problems)
+    return [record for _, record in rows]
 
 
 def evaluate_detector(gold: list[dict], found: Detections, *, threshold: float = 0.5,
