@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from annotator import models
+from annotator.core import overlap as ov
 from annotator.core.keys import BadKey, parse_rating_key, rating_key
 from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.core.spans import (
@@ -107,6 +108,24 @@ def test_cell_pairs_reads_start_end_pieces():
     assert cell_pairs("3-9; 14-20;", "source_spans") == ([[3, 9], [14, 20]], [])
     assert cell_pairs("3-9;x", "source_spans") == (
         [[3, 9]], [SpanFault("source_spans", "'x' is not start-end (e.g. 3-9)")])
+
+
+def test_the_overlap_measures_are_different_and_each_named():
+    """One pair of evidences, five measures of core.overlap, five different answers."""
+    # "a bb ccc dd": tokens 0..3; span A = "bb ccc" (chars 2-8), span B = "ccc dd" (5-11).
+    tokens = ov.whitespace_tokens("a bb ccc dd")
+    a, b = ov.token_range(tokens, 2, 8), ov.token_range(tokens, 5, 11)
+    assert (a, b) == ((1, 3), (2, 4))
+    assert ov.token_iou(a, b) == pytest.approx(1 / 3)  # span F1's partial match
+    sets_a, sets_b = {"source": frozenset(range(*a))}, {"source": frozenset(range(*b))}
+    assert ov.token_set_overlap(sets_a, sets_b) == (pytest.approx(1 / 3), 0.5)
+    assert ov.shares_a_token(sets_a, sets_b) and not ov.shares_a_token(sets_a, {"target": b})
+    assert ov.overlap_degree(set(range(*a)), set(range(*b))) == "partial"
+    assert ov.overlap_degree({1}, {1}) == "complete" and ov.overlap_degree({1}, {2}) == "none"
+    assert ov.shared_characters([(2, 8)], [(5, 11), (0, 3)]) == 3 + 1
+    assert ov.spans_overlap([(2, 8)], [(8, 11)]) is False  # touching is not overlapping
+    assert ov.f1_of(0.5, 1.0) == pytest.approx(2 / 3) and ov.f1_of(None, 1.0) is None
+    assert ov.f1_of(0.0, 0.0) == 0.0
 
 
 def test_vocabulary_is_the_one_the_models_and_schemas_use():

@@ -10,12 +10,14 @@ The measures are really different and each has its own users:
 - :func:`token_set_overlap`: token IoU and overlap coefficient of two evidences given as
   token-index sets per side, used by adjudication grouping (``adjudication/grouping.py``);
   :func:`shares_a_token` (any shared token) says who touched a unit
-  (``adjudication/unit_evidence.py``);
+  (``adjudication/unit_evidence.py``); :func:`overlap_degree` (none / partial / complete
+  token sets) groups question pairs in the agreement report's descriptives;
 - :func:`shared_characters`: the number of characters two span lists share, summed over
   span pairs, used to pair up edits for answer agreement (``agreement/units.py``);
 - :func:`spans_overlap`: do two span lists share at least one character, the edit match of
-  the pre-highlight measure (issue #14; ``core/edit_match.py``) and what align's
-  ``--learn`` labels a sentence with.
+  the pre-highlight measure (issue #14; ``core/edit_match.py``), whether a span falls in a
+  sentence (sentence-level alpha, DESIGN.md; align's ``--learn`` labels and sentence
+  groups) and align's own span tests.
 
 Tokens are the whitespace-separated tokens of a text (:func:`whitespace_tokens`); a token
 belongs to a span when their character ranges overlap (:func:`token_range`).
@@ -76,6 +78,14 @@ def shares_a_token(a: Mapping[str, frozenset], b: Mapping[str, frozenset]) -> bo
     """Do two evidences (side -> token indices) share a token on some side? (who touched an
     adjudication unit, adjudication/unit_evidence.py)."""
     return any(a[s] & b[s] for s in a if s in b)
+
+
+def overlap_degree(a: set, b: set) -> str:
+    """"none", "partial" or "complete": how two evidences' token sets overlap (DESIGN.md,
+    "question similarity as a function of evidence overlap", agreement/descriptives.py)."""
+    if not a & b:
+        return "none"
+    return "complete" if a == b else "partial"
 
 
 def shared_characters(a: Iterable[Sequence[int]], b: Iterable[Sequence[int]]) -> int:
