@@ -3,7 +3,7 @@
 Every InfoLossQA development document was marked by two experts. Keep one expert's edits
 where they are (an expert's placement, better than any machine's boxes) and give them
 their kinds from elsewhere; score them against the other expert with the pre-highlight
-measure (:func:`annotator.agreement.prehighlight_agreement.match`, deletion kind), both
+measure (:func:`annotator.core.edit_match.match`, deletion kind), both
 ways round, pooled. With the expert's own kinds that is the experts' deletion F1, ratio 1
 by construction. Rows:
 
@@ -46,13 +46,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np  # noqa: E402
 from infolossqa_data import DEFAULT_DATA, load, scored_marks  # noqa: E402
 
-from annotator.agreement.document_folds import folds  # noqa: E402
-from annotator.agreement.prehighlight_agreement import (  # noqa: E402
-    Counts,
-    Mark,
-    match,
-    spans_overlap,
-)
+from annotator.core.document_folds import folds  # noqa: E402
+from annotator.core.edit_match import Counts, Mark, match  # noqa: E402
+from annotator.core.overlap import spans_overlap  # noqa: E402
 
 DELETION, OTHER = "deletion", "oversimplification"
 AUC_GRID = (0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)

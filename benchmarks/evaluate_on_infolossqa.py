@@ -40,13 +40,7 @@ import loss_thresholds  # noqa: E402
 import numpy as np  # noqa: E402
 from infolossqa_data import DEFAULT_DATA, load, scored_marks  # noqa: E402
 
-from annotator.agreement.document_folds import folds  # noqa: E402
 from annotator.agreement.prehighlight_agreement import (  # noqa: E402
-    LOSS_KINDS,
-    Mark,
-    any_loss,
-    between_annotators,
-    machine_against_annotators,
     ratio_interval,
     ratio_resamples,
     summary,
@@ -62,6 +56,14 @@ from annotator.align.learning import (  # noqa: E402
 )
 from annotator.align.loss_ranker import DEFAULT_MODEL_PATH, default_ranker  # noqa: E402
 from annotator.align.text import split_sentences  # noqa: E402
+from annotator.core.document_folds import folds  # noqa: E402
+from annotator.core.edit_match import (  # noqa: E402
+    LOSS_KINDS,
+    Mark,
+    any_loss,
+    between_annotators,
+    machine_against_annotators,
+)
 
 LOSS = set(LOSS_KINDS)
 

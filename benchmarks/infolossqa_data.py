@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from annotator.agreement.prehighlight_agreement import Mark
+from annotator.core.edit_match import Mark
 
 # The slice the tests read (tests/helpers.py: INFOLOSSQA), inside the repository.
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "infolossqa-dev"

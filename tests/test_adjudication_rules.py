@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.adjudication.grouping import EditView, group_edits, link_strength, set_iou
+from annotator.adjudication.grouping import EditView, group_edits, link_strength
 from annotator.adjudication.labels import disagreement, merged_fields, resolve_labels
+from annotator.core.overlap import token_set_overlap
 from tests.adjudication_fixtures import SOURCE, TARGET
 
 
@@ -105,7 +106,8 @@ def test_link_strength_thresholds():
     assert link_strength(0.3, 0.7) == pytest.approx(1.0)
     assert link_strength(0.0, 0.7) is None
     assert link_strength(0.0, 0.9) == pytest.approx(0.9)
-    assert set_iou(frozenset({1, 2}), frozenset({2, 3})) == pytest.approx(1 / 3)
+    iou, cover = token_set_overlap({"source": frozenset({1, 2})}, {"source": frozenset({2, 3})})
+    assert (iou, cover) == (pytest.approx(1 / 3), pytest.approx(1 / 2))
 
 
 # Devaraj et al. (2022): majority label; all different = no final label.

@@ -10,19 +10,20 @@ from annotator.agreement.data import AgreementInput, Document, Edit, Span, Work
 from annotator.agreement.report import build_report
 from annotator.agreement.sentences import fallback_sentences, per_document_coincidence, projection
 from annotator.agreement.synthetic import schema
+from annotator.core import overlap as ov
 
 TEXT = "a b c d e f"  # tokens a..f at characters 0,2,4,6,8,10
 LABELS = ["deletion"]
 
 
 def test_token_ranges():
-    toks = sp.whitespace_tokens(TEXT)
-    assert sp.token_range(toks, 0, 7) == (0, 4)  # a b c d
-    assert sp.token_range(toks, 3, 5) == (2, 3)  # the space then "c"
-    assert sp.token_range(toks, 1, 2) == (1, 1)  # whitespace only: empty
-    assert sp.token_range(toks, 1, 3) == (1, 2)
-    assert sp.token_iou((0, 4), (0, 2)) == 0.5
-    assert sp.token_iou((0, 0), (0, 0)) == 0.0
+    toks = ov.whitespace_tokens(TEXT)
+    assert ov.token_range(toks, 0, 7) == (0, 4)  # a b c d
+    assert ov.token_range(toks, 3, 5) == (2, 3)  # the space then "c"
+    assert ov.token_range(toks, 1, 2) == (1, 1)  # whitespace only: empty
+    assert ov.token_range(toks, 1, 3) == (1, 2)
+    assert ov.token_iou((0, 4), (0, 2)) == 0.5
+    assert ov.token_iou((0, 0), (0, 0)) == 0.0
 
 
 def test_exact_f1_hand_case():
@@ -30,18 +31,18 @@ def test_exact_f1_hand_case():
     pred = [("deletion", 0, 10), ("deletion", 21, 30)]
     counts = sp.exact_counts(gold, pred, LABELS)
     assert counts.tolist() == [[1, 1, 1]]
-    assert sp.f1_from_counts(counts)[0] == pytest.approx(0.5)
+    assert ov.f1_from_counts(counts)[0] == pytest.approx(0.5)
     # symmetric
-    assert sp.f1_from_counts(sp.exact_counts(pred, gold, LABELS))[0] == pytest.approx(0.5)
+    assert ov.f1_from_counts(sp.exact_counts(pred, gold, LABELS))[0] == pytest.approx(0.5)
 
 
 def test_partial_match_exactly_at_iou_half():
-    toks = sp.whitespace_tokens(TEXT)
+    toks = ov.whitespace_tokens(TEXT)
     gold = [("deletion", 0, 7)]  # a b c d
     half = [("deletion", 0, 3)]  # a b -> IoU 2/4
     counts = sp.partial_counts(gold, half, LABELS, toks, 0.5)
     assert counts.tolist() == [[1, 0, 0]]
-    assert sp.f1_from_counts(counts)[0] == 1.0
+    assert ov.f1_from_counts(counts)[0] == 1.0
     # just above the boundary it no longer matches
     assert sp.partial_counts(gold, half, LABELS, toks, 0.51).tolist() == [[0, 1, 1]]
     # IoU 1/4 does not match at 0.5
@@ -49,26 +50,26 @@ def test_partial_match_exactly_at_iou_half():
 
 
 def test_partial_is_not_one_to_one():
-    toks = sp.whitespace_tokens(TEXT)
+    toks = ov.whitespace_tokens(TEXT)
     gold = [("deletion", 0, 7)]
     pred = [("deletion", 0, 5), ("deletion", 2, 7)]  # a b c, b c d: IoU 3/4 each
     assert sp.partial_counts(gold, pred, LABELS, toks).tolist() == [[1, 0, 0]]
 
 
 def test_nothing_matched_and_one_side_empty():
-    toks = sp.whitespace_tokens(TEXT)
+    toks = ov.whitespace_tokens(TEXT)
     gold = [("deletion", 0, 3)]
     pred = [("deletion", 6, 11)]
-    assert sp.f1_from_counts(sp.exact_counts(gold, pred, LABELS))[0] == 0.0
-    assert sp.f1_from_counts(sp.partial_counts(gold, pred, LABELS, toks))[0] == 0.0
+    assert ov.f1_from_counts(sp.exact_counts(gold, pred, LABELS))[0] == 0.0
+    assert ov.f1_from_counts(sp.partial_counts(gold, pred, LABELS, toks))[0] == 0.0
     assert sp.exact_counts(gold, [], LABELS).tolist() == [[0, 0, 1]]
-    assert sp.f1_from_counts(sp.exact_counts(gold, [], LABELS))[0] == 0.0
-    assert np.isnan(sp.f1_from_counts(sp.exact_counts([], [], LABELS))[0])
+    assert ov.f1_from_counts(sp.exact_counts(gold, [], LABELS))[0] == 0.0
+    assert np.isnan(ov.f1_from_counts(sp.exact_counts([], [], LABELS))[0])
 
 
 def test_macro_ignores_undefined_labels():
-    assert sp.macro_f1(np.array([0.5, np.nan, 1.0])) == pytest.approx(0.75)
-    assert np.isnan(sp.macro_f1(np.array([np.nan, np.nan])))
+    assert ov.macro_f1(np.array([0.5, np.nan, 1.0])) == pytest.approx(0.75)
+    assert np.isnan(ov.macro_f1(np.array([np.nan, np.nan])))
 
 
 def _pair_input(edits_a, edits_b, sentences=None, first=False):

@@ -7,14 +7,14 @@ import math
 
 import numpy as np
 
-from annotator.agreement.prehighlight_agreement import (
+from annotator.align.content_classes import Mention
+from annotator.align.learning import CAP_GRID, LearningDocument, choose_thresholds, machine_marks
+from annotator.align.loss_ranker import KINDS, LossRanker, SentenceRow, box_cap, default_ranker
+from annotator.core.edit_match import (
     Mark,
     between_annotators,
     machine_against_annotators,
 )
-from annotator.align.content_classes import Mention
-from annotator.align.learning import CAP_GRID, LearningDocument, choose_thresholds, machine_marks
-from annotator.align.loss_ranker import KINDS, LossRanker, SentenceRow, box_cap, default_ranker
 
 
 def test_box_cap_is_the_rounded_up_expected_count_and_at_least_one():

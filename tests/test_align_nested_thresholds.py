@@ -6,7 +6,6 @@ import dataclasses
 
 import numpy as np
 
-from annotator.agreement.prehighlight_agreement import Mark, folds
 from annotator.align import learning
 from annotator.align.learning import (
     LearningDocument,
@@ -16,6 +15,8 @@ from annotator.align.learning import (
     training_set,
 )
 from annotator.align.loss_ranker import KINDS, SentenceRow, default_ranker, fit_ranker
+from annotator.core.document_folds import folds
+from annotator.core.edit_match import Mark
 
 
 def _documents(n, sentences=6, seed=3):

@@ -5,10 +5,10 @@ no model."""
 
 import dataclasses
 
-from annotator.agreement.prehighlight_agreement import Mark
 from annotator.align.content_classes import Mention
 from annotator.align.learning import NEVER, LearningDocument, choose_thresholds, machine_marks
 from annotator.align.loss_ranker import KINDS, LossRanker, SentenceRow, default_ranker
+from annotator.core.edit_match import Mark
 
 
 def _rows(n):

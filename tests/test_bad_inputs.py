@@ -109,6 +109,53 @@ def test_csv_nul_in_meta_is_refused(tmp_path):
         read_documents(path)
 
 
+@pytest.mark.parametrize("cell", ["1_0-2_0", "+3-9", "\u0663-\u0669", "3-9-12"])
+def test_csv_span_cells_take_only_ascii_start_end(tmp_path, cell):
+    """The one span rule reads a CSV spans cell: Python's int() alone accepted ``1_0``,
+    ``+3`` and Arabic-Indic digits as offsets."""
+    from annotator.interop.tabular import read_csv
+    from annotator.schemas import load_schema
+
+    path = tmp_path / "work.csv"
+    path.write_text("document_id,annotator,status,seconds_spent,kind,edit_type,source_spans\n"
+                    "d1,ana,done,5,edit,deletion,0-4\n"
+                    f"d1,ana,done,5,edit,deletion,{cell}\n", encoding="utf-8")
+    with pytest.raises(IngestError) as caught:
+        read_csv(path, load_schema("infolossqa"))
+    assert [str(p) for p in caught.value.problems] == [
+        f"{path}:3: field 'source_spans': {cell!r} is not start-end (e.g. 3-9)"]
+
+
+@pytest.mark.parametrize("spans, field, message", [
+    ({"source": [[1, 2, 3]], "target": []}, "edits[0].spans.source[0]",
+     "must be [start, end] with integer character offsets (got [1, 2, 3])"),
+    ({"source": [[0, 99]], "target": []}, "edits[0].spans.source[0]",
+     "span [0, 99] lies outside the source text (length 14) (got [0, 99])"),
+    ({"source": [[0, 4]]}, "edits[0].spans.target",
+     "must be a list of [start, end] pairs (got null)"),
+    ("oops", "edits[0]", 'must be {edit_type, spans: {source: [...], target: [...]}} (got '
+     '{"edit_type": "deletion", "spans": "oops"})'),
+])
+def test_eval_detectors_refuses_bad_gold_spans_with_file_and_line(tmp_path, spans, field,
+                                                                  message):
+    """A hand-edited gold.jsonl went straight to the span F1 and ended in a traceback."""
+    from click.testing import CliRunner
+
+    from annotator.cli import main
+
+    gold = tmp_path / "gold.jsonl"
+    record = {"id": "d1", "source": "Mice got 5 mg.", "target": "Mice got a drug.",
+              "edits": [{"edit_type": "deletion", "spans": spans}], "ratings": []}
+    gold.write_text(json.dumps({**record, "id": "d0", "edits": []}) + "\n"
+                    + json.dumps(record) + "\n", encoding="utf-8")
+    found = tmp_path / "found.jsonl"
+    found.write_text(json.dumps({"document_id": "d1", "spans": [
+        {"kind": "deletion", "side": "source", "start": 0, "end": 4}]}) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["eval", "detectors", str(gold), str(found)])
+    assert result.exit_code == 2, result.output
+    assert f"{gold}:2: field '{field}': {message}" in result.output
+
+
 def test_text_length_limit_is_configurable(tmp_path):
     path = _jsonl(tmp_path, json.dumps({**PAIR, "source": "x" * 1001}))
     use(Config.from_env({"ANNOTATOR_MAX_TEXT_CHARS": "1000"}))

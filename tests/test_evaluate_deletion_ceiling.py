@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from annotator.agreement.prehighlight_agreement import Mark, between_annotators
+from annotator.core.edit_match import Mark, between_annotators
 from tests.test_evaluate_on_infolossqa import _slice
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from annotator.agreement.prehighlight_agreement import between_annotators
+from annotator.core.edit_match import between_annotators
 from tests.helpers import INFOLOSSQA
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -95,7 +95,11 @@ def test_json_array_and_csv_formats(database, project, tmp_path):
     ({"id": "x", "source": "A.", "target": "B.", "meta": [1]}, "field 'meta'", "object"),
     ({"id": "x", "source": "A\x00.", "target": "B."}, "field 'source'", "NUL"),
     ({"id": "x", "source": "Short.", "target": "B.", "source_sentences": [[0, 99]]},
-     "field 'source_sentences[0]'", "outside the text"),
+     "field 'source_sentences[0]'", "lies outside the source text (length 6) (got [0, 99])"),
+    ({"id": "x", "source": "One. Two.", "target": "B.", "source_sentences": [[5, 9], [0, 4]]},
+     "field 'source_sentences[1]'", "spans must be in order and must not overlap"),
+    ({"id": "x", "source": "One.", "target": "B.", "source_sentences": [[0, True]]},
+     "field 'source_sentences[0]'", "integer character offsets (got [0, true])"),
     ({"id": "x", "sentences": [{"source": "A."}]}, "field 'sentences[0].target'", "required"),
 ])
 def test_bad_record_names_file_line_and_field(database, project, tmp_path, record, line_field,

@@ -103,6 +103,9 @@ def test_json_min_gives_ratings_and_a_per_region_choice(database):
      "unknown category 'hallucination'"),
     ("full_export.json", "labelstudio", lambda rows: rows[0]["annotations"][1]["result"][0][
         "value"].update(end=500), "annotations[1].result[0].value", "outside the source text"),
+    ("full_export.json", "labelstudio", lambda rows: rows[0]["annotations"][1]["result"][0][
+        "value"].update(start="3"), "annotations[1].result[0].value",
+     'must be [start, end] with integer character offsets (got ["3", '),
     ("full_export.json", "labelstudio", lambda rows: rows[0]["data"].pop("document_id") and
      rows[0].pop("id"), "data.document_id", "required"),
 ])

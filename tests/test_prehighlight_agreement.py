@@ -2,20 +2,22 @@
 
 import pytest
 
-from annotator.agreement.document_folds import fold_of, folds
 from annotator.agreement.prehighlight_agreement import (
+    per_annotator,
+    ratio_resamples,
+    report_section,
+    summary,
+)
+from annotator.core.document_folds import fold_of, folds
+from annotator.core.edit_match import (
     Counts,
     Mark,
     any_loss,
     between_annotators,
     machine_against_annotators,
     match,
-    per_annotator,
-    ratio_resamples,
-    report_section,
-    spans_overlap,
-    summary,
 )
+from annotator.core.overlap import spans_overlap
 
 
 def d(*spans):

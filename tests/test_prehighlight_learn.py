@@ -6,13 +6,13 @@ import json
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from annotator.agreement.prehighlight_agreement import Mark
 from annotator.align.learning import LearningDocument, training_set
 from annotator.align.loss_ranker import SentenceRow, default_ranker
 from annotator.align.store import loss_suggestion_marks, prehighlight_project
 from annotator.align.store.learning import learn_project, learning_documents
 from annotator.annotate.assignment import assign_documents
 from annotator.cli import main
+from annotator.core.edit_match import Mark
 from annotator.core.resources import demo_data_dir
 from annotator.ingest import import_file
 from annotator.models import (

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from annotator.adjudication.grouping import EditView
-from annotator.agreement.spans import token_range, whitespace_tokens
+from annotator.core.overlap import token_range, whitespace_tokens
 
 SPAN_MERGES = ("majority_tokens", "union", "intersection", "base")
 ANNOTATOR_RULE = "annotator:"

@@ -41,7 +41,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from annotator.agreement.spans import token_range, whitespace_tokens
+from annotator.core.overlap import token_range, token_set_overlap, whitespace_tokens
 
 IOU_THRESHOLD = 0.5
 COVER_THRESHOLD = 0.5
@@ -131,27 +131,6 @@ def union_evidence(evidences: Sequence[Evidence]) -> Evidence:
     return out
 
 
-def overlap(a: Evidence, b: Evidence) -> tuple[float, float]:
-    """(token IoU, overlap coefficient) of two evidences over the sides both have."""
-    shared = [s for s in a if s in b]
-    inter = sum(len(a[s] & b[s]) for s in shared)
-    if not inter:
-        return 0.0, 0.0
-    union = sum(len(a[s] | b[s]) for s in shared)
-    smaller = min(sum(len(a[s]) for s in shared), sum(len(b[s]) for s in shared))
-    return inter / union, inter / smaller
-
-
-def touches(a: Evidence, b: Evidence) -> bool:
-    """Do the two evidences share a token on some side?"""
-    return any(a[s] & b[s] for s in a if s in b)
-
-
-def set_iou(a: frozenset, b: frozenset) -> float:
-    union = len(a | b)
-    return len(a & b) / union if union else 0.0
-
-
 def pair_scores(edits: Sequence[EditView], source: str, target: str,
                 embed: Callable[[list[str]], np.ndarray] | None = None):
     """IoU, overlap-coefficient and question-similarity matrices (similarity None without
@@ -161,7 +140,7 @@ def pair_scores(edits: Sequence[EditView], source: str, target: str,
     n = len(edits)
     iou, cover = np.zeros((n, n)), np.zeros((n, n))
     for i, j in combinations(range(n), 2):
-        iou[i, j], cover[i, j] = overlap(evidence[i], evidence[j])
+        iou[i, j], cover[i, j] = token_set_overlap(evidence[i], evidence[j])
         iou[j, i], cover[j, i] = iou[i, j], cover[i, j]
     similarity = None
     questions = [e.question for e in edits]
@@ -260,7 +239,7 @@ def _unit(group: list[EditView], evidence: list[Evidence], similarity,
     names = sorted(extents)
     pairs = list(combinations(names, 2))
     same_annotator = len(names) < len(group)
-    ious = [overlap(extents[a], extents[b])[0] for a, b in pairs]
+    ious = [token_set_overlap(extents[a], extents[b])[0] for a, b in pairs]
     sims = [float(similarity[i, j]) for i, j in combinations(indices, 2)
             if group[indices.index(i)].annotator != group[indices.index(j)].annotator] \
         if similarity is not None else []

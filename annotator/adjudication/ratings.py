@@ -27,6 +27,7 @@ from annotator.adjudication.store import (
     record,
     require_open,
 )
+from annotator.annotate.answers import rating_value_problem
 from annotator.annotate.assignment import annotator_pool
 from annotator.annotate.store import ValidationFailed
 from annotator.core.keys import BadKey, parse_rating_key, rating_key
@@ -144,13 +145,16 @@ def resolve_rating(session, document, key: str, value, user, note=""):
     """The lead sets the gold value of one item (any value the schema offers)."""
     require_open(session, document)
     level, item_id, field_name = parse_key(key)
-    spec = project_schema(document.project).rating(field_name, level)
+    schema = project_schema(document.project)
+    spec = schema.rating(field_name, level)
     item = next((i for i in rating_items(session, document) if i.key == key), None)
     if spec is None or item is None:
         raise AdjudicationError(f"{key} is not a rated item of this document")
-    if not spec.is_valid_value(value) or value in (None, ""):
+    if value in (None, ""):  # a gold value is a value: "not answered" is no decision
         raise ValidationFailed([{"field": "value", "message": "expected one of " + ", ".join(
             repr(v) for v in spec.option_values())}])
+    if (wrong := rating_value_problem(schema, spec, value)):
+        raise ValidationFailed([{"field": "value", "message": wrong}])
     return _store(session, document, item, value, "rating", user, note, False)
 
 

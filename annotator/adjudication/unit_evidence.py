@@ -23,9 +23,9 @@ from annotator.adjudication.grouping import (
     EditView,
     document_tokens,
     evidence_tokens,
-    touches,
     union_evidence,
 )
+from annotator.core.overlap import shares_a_token
 
 
 @dataclass
@@ -90,7 +90,7 @@ def unit_evidence(members: Sequence[EditView], everyone: set[str] | Sequence[str
         tokens = document_tokens(source, target)
         unit = union_evidence([evidence_tokens(m, tokens) for m in members])
         for e in sorted(others, key=lambda e: e.id):
-            if touches(unit, evidence_tokens(e, tokens)):
+            if shares_a_token(unit, evidence_tokens(e, tokens)):
                 elsewhere.setdefault(e.annotator, []).append(e.id)
                 kinds.setdefault(e.annotator, set()).add(e.edit_type)
     return UnitEvidence(everyone=sorted(everyone), marked=marked,

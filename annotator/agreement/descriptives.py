@@ -18,11 +18,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from annotator.core.overlap import overlap_degree, token_range, whitespace_tokens
 from annotator.core.vocabulary import SIDES
 
 from .data import Document, Edit, Work
 from .sentences import sentences_of
-from .spans import token_range, whitespace_tokens
 
 SECTION_ORDER = ("Background", "Objective", "Methods", "Results", "Conclusions", "Other",
                  "(no heading)")
@@ -245,7 +245,4 @@ def _overlap(tokens, ea: Edit, eb: Edit) -> str:
                 out.update(range(lo, hi))
         return out
 
-    a, b = token_set(ea), token_set(eb)
-    if not a & b:
-        return "none"
-    return "complete" if a == b else "partial"
+    return overlap_degree(token_set(ea), token_set(eb))

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from annotator.core.overlap import f1_from_counts, macro_f1
 from annotator.core.vocabulary import SIDES
 
 from .aggregation import aggregate
@@ -30,7 +31,7 @@ from .errors import UndefinedAgreement
 from .fields import field_agreement, metric
 from .names import describe
 from .sentences import per_document_coincidence, projection
-from .spans import f1_from_counts, macro_f1, span_statistics
+from .spans import span_statistics
 from .tokens import token_agreement
 from .units import edit_field_units, match_edits, rating_units
 

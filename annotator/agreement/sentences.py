@@ -21,6 +21,8 @@ from typing import Sequence
 
 import numpy as np
 
+from annotator.core.overlap import spans_overlap
+
 from .alpha import coincidence_per_unit, masi_delta, unit_counts
 from .data import Document, Edit
 from .spans import edit_spans
@@ -81,7 +83,7 @@ def sentence_label_sets(doc: Document, edits: Sequence[Edit], side: str,
     """For each sentence of ``side``: the set of edit types whose spans overlap it."""
     sents = sentences_of(doc, side)
     spans = edit_spans(edits, side, first_span_only)
-    return [frozenset(lab for lab, s, e in spans if s < end and e > start)
+    return [frozenset(lab for lab, s, e in spans if spans_overlap([(s, e)], [(start, end)]))
             for start, end in sents]
 
 

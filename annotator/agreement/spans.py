@@ -7,7 +7,8 @@ the other "predicted":
 - exact: a span matches when document, label, start and end are equal. TP = number of
   matching spans (multiset intersection), FP = predicted - TP, FN = gold - TP; symmetric.
 - partial: character spans become ranges of whitespace-token indices (a token belongs to a
-  span when their character ranges overlap). A predicted span matches a gold span when
+  span when their character ranges overlap; the tokens, token IoU and F1 formulas are
+  :mod:`annotator.core.overlap`'s). A predicted span matches a gold span when
   token IoU = |A & B| / |A | B| >= threshold (default 0.5). TP = gold spans with a match,
   FP = predicted spans without a match, FN = gold spans without a match.
 - F1 = 2 TP / (2 TP + FP + FN) (= 2PR/(P+R) with P = TP/(TP+FP), R = TP/(TP+FN)), computed
@@ -21,40 +22,16 @@ the published InfoLossQA figures used.
 
 from __future__ import annotations
 
-import re
 from itertools import combinations
 from typing import Iterable, Sequence
 
 import numpy as np
 
+from annotator.core.overlap import token_iou, token_range, whitespace_tokens
+
 from .data import Document, Edit
 
-_TOKEN = re.compile(r"\S+")
 LabeledSpan = tuple[str, int, int]  # (label, start, end)
-
-
-def whitespace_tokens(text: str) -> np.ndarray:
-    """Character ranges (n x 2) of the whitespace-separated tokens of ``text``."""
-    spans = [m.span() for m in _TOKEN.finditer(text)]
-    return np.array(spans, dtype=np.int64).reshape(-1, 2)
-
-
-def token_range(tokens: np.ndarray, start: int, end: int) -> tuple[int, int]:
-    """Half-open range [lo, hi) of the tokens overlapping characters [start, end)."""
-    if len(tokens) == 0 or end <= start:
-        return (0, 0)
-    lo = int(np.searchsorted(tokens[:, 1], start, side="right"))
-    hi = int(np.searchsorted(tokens[:, 0], end, side="left"))
-    return (lo, max(lo, hi))
-
-
-def token_iou(a: tuple[int, int], b: tuple[int, int]) -> float:
-    """Token IoU of two index ranges; 0 when either is empty."""
-    la, lb = a[1] - a[0], b[1] - b[0]
-    if la <= 0 or lb <= 0:
-        return 0.0
-    inter = max(0, min(a[1], b[1]) - max(a[0], b[0]))
-    return inter / (la + lb - inter)
 
 
 def exact_counts(gold: Sequence[LabeledSpan], pred: Sequence[LabeledSpan], labels) -> np.ndarray:
@@ -85,25 +62,6 @@ def partial_counts(gold, pred, labels, tokens: np.ndarray, threshold: float = 0.
         fp = int((~hit.any(axis=0)).sum())
         out[j] = (tp, fp, len(g) - tp)
     return out
-
-
-def f1_from_counts(counts: np.ndarray) -> np.ndarray:
-    """F1 = 2TP / (2TP + FP + FN) over the last axis (TP, FP, FN); NaN when 0/0."""
-    c = np.asarray(counts, dtype=np.float64)
-    tp, fp, fn = c[..., 0], c[..., 1], c[..., 2]
-    denom = 2 * tp + fp + fn
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(denom > 0, 2 * tp / np.where(denom > 0, denom, 1), np.nan)
-
-
-def macro_f1(per_label: np.ndarray) -> np.ndarray:
-    """Mean over the last axis of the defined (non-NaN) per-label F1 values."""
-    per_label = np.asarray(per_label, dtype=np.float64)
-    defined = ~np.isnan(per_label)
-    total = np.where(defined, per_label, 0.0).sum(axis=-1)
-    n = defined.sum(axis=-1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(n > 0, total / np.maximum(n, 1), np.nan)
 
 
 def edit_spans(

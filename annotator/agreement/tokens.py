@@ -30,13 +30,14 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from annotator.core.overlap import token_range, whitespace_tokens
+
 from . import coefficients as co
 from .alpha import alpha_from_coincidence, coincidence_per_unit, delta_matrix
 from .bootstrap import Bootstrap
 from .data import Document, Edit
 from .errors import UndefinedAgreement
 from .fields import metric
-from .spans import token_range, whitespace_tokens
 from .units import answer_value
 
 NONE = "none"

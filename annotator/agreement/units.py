@@ -19,6 +19,8 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Sequence
 
+from annotator.core.overlap import shared_characters
+
 from .data import Edit, Rating
 from .fields import Units
 
@@ -83,10 +85,6 @@ def _evidence(edit: Edit, edit_type) -> list[tuple[int, int]]:
     return [(s.start, s.end) for s in edit.spans if s.side == side]
 
 
-def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
-    return sum(max(0, min(e1, e2) - max(s1, s2)) for s1, e1 in a for s2, e2 in b)
-
-
 def match_edits(edits: Sequence[Edit], schema, annotators: dict[str, list[str]]):
     """Matched edit pairs (edit of a, edit of b) following the module's rule."""
     by: dict[tuple[str, str, str], list[Edit]] = {}
@@ -101,7 +99,7 @@ def match_edits(edits: Sequence[Edit], schema, annotators: dict[str, list[str]])
                 cands = []
                 for i, x in enumerate(ea):
                     for j, y in enumerate(eb):
-                        ov = _overlap(_evidence(x, et), _evidence(y, et))
+                        ov = shared_characters(_evidence(x, et), _evidence(y, et))
                         if ov > 0:
                             cands.append((-ov, i, j))
                 used_a, used_b = set(), set()

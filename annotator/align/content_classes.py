@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from annotator.core.overlap import spans_overlap
+
 _NUM = r"[-−]?\d+(?:[.,·]\d+)*"
 _UNITS = (
     r"(?:mg/kg(?:/d(?:ay)?)?|mg/d(?:ay|l|L)?|µg|μg|mcg|ng/m[lL]|pg/m[lL]|mmol/[lL]|"
@@ -127,7 +129,7 @@ def find_content(text: str) -> list[Mention]:
             raw.append((-1, Mention(m.start(), m.end(), best, m.group())))
     chosen: list[Mention] = []
     for _, mention in sorted(raw, key=lambda r: (r[0], r[1].start)):
-        if any(mention.start < c.end and c.start < mention.end for c in chosen):
+        if spans_overlap([(mention.start, mention.end)], [(c.start, c.end) for c in chosen]):
             continue
         chosen.append(mention)
     return sorted(chosen, key=lambda m: m.start)

@@ -23,6 +23,8 @@ from difflib import SequenceMatcher
 
 import numpy as np
 
+from annotator.core.overlap import spans_overlap
+
 from .content_classes import CLASS_WEIGHT, Mention, find_content, normalise_for_presence
 from .suggestions import Suggestion
 from .text import word_spans
@@ -114,7 +116,8 @@ def content_losses(source: str, target: str, src_region: tuple[int, int],
     out: list[Suggestion] = []
     by_region: dict[tuple, Suggestion] = {}
     for mention in missing:
-        toks = [k for k, (s, e) in enumerate(src_spans) if s < mention.end and mention.start < e]
+        toks = [k for k, span in enumerate(src_spans)
+                if spans_overlap([span], [(mention.start, mention.end)])]
         region = _region_of(toks, opcodes)
         src_span = (s0 + mention.start, s0 + mention.end)
         weight = CLASS_WEIGHT[mention.content_class]

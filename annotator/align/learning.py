@@ -10,7 +10,7 @@ Training data, per source sentence of each completed document (:class:`LearningD
 The fit starts from, and is pulled towards, the current model (L2 towards its weights),
 so a handful of documents nudges it and many documents move it. Thresholds are then
 chosen on the same documents to maximise the pooled edit-overlap F1 of
-:mod:`annotator.agreement.prehighlight_agreement` (the measure the benchmark reports),
+:mod:`annotator.core.edit_match` (the measure the benchmark reports),
 each document scored with a model that did not see it (nested cross-validation,
 :func:`out_of_fold_models`): a model's probabilities on its own training documents are
 too sure of themselves, so operating points chosen on them are too lenient elsewhere.
@@ -25,13 +25,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from annotator.agreement.prehighlight_agreement import (
-    Mark,
-    between_annotators,
-    folds,
-    machine_against_annotators,
-    spans_overlap,
-)
+from annotator.core.document_folds import folds
+from annotator.core.edit_match import Mark, between_annotators, machine_against_annotators
+from annotator.core.overlap import spans_overlap
 
 from .loss_ranker import KINDS, LossRanker, SentenceRow, fit_ranker, sentence_rows
 from .phrase_rendering import source_phrase

@@ -37,6 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
+from annotator.core.overlap import spans_overlap
+
 from .content_classes import PATTERNS, Mention, find_content, normalise_for_presence
 from .information_loss import _present, content_losses
 
@@ -162,7 +164,7 @@ def _cut_out(source: str, target: str, sentence: tuple[int, int], closest: tuple
     deleted = [span for c in content_losses(source, target, sentence, closest, missing=missing,
                                             shorter_is_vaguer=False)
                if c.kind == "deletion" for span in c.source_spans]
-    return [m for m in missing if any(a < m.end and m.start < b for a, b in deleted)]
+    return [m for m in missing if spans_overlap([(m.start, m.end)], deleted)]
 
 
 def _sections(source: str) -> list[tuple[int, str]]:

@@ -21,6 +21,7 @@ import numpy as np
 from annotator.align.embeddings import uses_torch
 from annotator.align.model_choice import current_model, use_model
 from annotator.align.text import _tokenizer
+from annotator.core.overlap import spans_overlap
 from annotator.core.vocabulary import PREHIGHLIGHTERS
 
 from . import information_loss, overgeneration
@@ -47,10 +48,6 @@ def _bounded(text: str, max_chars: int) -> str:
         return text
     cut = text.rfind(" ", 0, max_chars)
     return text[: cut if cut > 0 else max_chars]
-
-
-def _overlaps(a: Span, b: Span) -> bool:
-    return a[0] < b[1] and b[0] < a[1]
 
 
 def _adjacent(emb: np.ndarray) -> np.ndarray | None:
@@ -164,7 +161,7 @@ def _unaligned(target, groups, tgt_sents, unaligned_tgt, settings, found) -> lis
             continue
         where = ("end" if groups and s >= last_aligned_end else
                  "start" if e <= first_aligned_start else
-                 "aside" if any(_overlaps((s, e), a) for a in asides) else "middle")
+                 "aside" if spans_overlap([(s, e)], asides) else "middle")
         if runs and runs[-1][2] == j - 1 and runs[-1][3] == where:
             runs[-1][1], runs[-1][2] = e, j
         else:
@@ -204,7 +201,7 @@ def _categorise(suggestions: list[Suggestion]) -> None:
             continue
         for kind in evidence_kinds:
             match = next((o for o in suggestions if o.kind == kind and o.category
-                          and _overlaps(o.target_spans[0], sug.target_spans[0])), None)
+                          and spans_overlap(o.target_spans[:1], sug.target_spans[:1])), None)
             if match is not None:
                 sug.category = match.category
                 break
@@ -239,7 +236,7 @@ def analyse_pair(source: str, target: str, *, sentence_pairs=None, detectors=Non
         paired_tgt = {p[1] for p in pairs}
         # Target text outside every given pair (e.g. appended sentences) still counts.
         tgt_sents = sorted(paired_tgt | {t for t in split_sentences(target)
-                                         if not any(_overlaps(t, q) for q in paired_tgt)})
+                                         if not spans_overlap([t], paired_tgt)})
     else:
         pairs = None
         src_sents = split_sentences(source)[: settings.max_sentences]
@@ -317,7 +314,7 @@ def _losses(source, target, src_sents, tgt_sents, sim, groups, unaligned_src, se
             found += information_loss.content_losses(source, target, src_sents[i], None)
     # A mention inside a sentence already reported as deleted adds nothing.
     found = [f for f in found if f.method == "sentence-similarity"
-             or not any(_overlaps(f.source_spans[0], w) for w in whole)]
+             or not spans_overlap(f.source_spans[:1], whole)]
     if not settings.rank_losses:
         return [f for f in found if f.kind in wanted]
     # The candidates become reasons; the ranker decides where the few boxes go.

@@ -9,6 +9,8 @@ inside it is merged into its explanation instead of becoming a box of its own.
 
 from __future__ import annotations
 
+from annotator.core.overlap import spans_overlap
+
 from .loss_ranker import (
     WHOLE_SENTENCE_THRESHOLD,
     Box,
@@ -20,10 +22,6 @@ from .phrase_rendering import rendering, source_phrase
 from .suggestions import Suggestion
 
 Span = tuple[int, int]
-
-
-def _overlaps(a: Span, b: Span) -> bool:
-    return a[0] < b[1] and b[0] < a[1]
 
 
 def _short(text: str, limit: int = 40) -> str:
@@ -65,7 +63,7 @@ def ranked_losses(source: str, target: str, src_sents: list[Span], tgt_sents: li
         row, kind, probability = box.row, box.kind, box.probability
         if kind not in wanted:
             continue
-        reasons = [c for c in candidates if any(_overlaps(sp, row.span) for sp in c.source_spans)]
+        reasons = [c for c in candidates if spans_overlap(c.source_spans, [row.span])]
         if not row.missing and any(c.method == "sentence-similarity" for c in reasons):
             label_extra = "; no simplified sentence covers it"
         else:

@@ -10,20 +10,21 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Iterable
 
 from sqlalchemy import case, or_, select, update
 from sqlalchemy.orm import Session, object_session
 from sqlalchemy.orm.attributes import flag_modified
 
-from annotator.annotate.modes import rating_problem, schema_mode
+from annotator.annotate.answers import rating_value_problem
+from annotator.annotate.modes import schema_mode
 from annotator.core.keys import rating_key
 from annotator.core.limits import current_limits
 from annotator.core.problems import ValidationFailed  # noqa: F401  (re-exported: the old import path)
 from annotator.core.row_ids import is_row_id
 from annotator.core.serialise import assignment_to_dict, edit_to_dict, rating_to_dict
 from annotator.core.shown import got
-from annotator.core.spans import span_problem
+from annotator.core.spans import read_spans
 from annotator.core.strict_json import seconds_problem
 from annotator.core.vocabulary import ANNOTATOR_SET_STATUSES, SIDE_LABELS, SUGGESTION_ACTIONS
 from annotator.models import (
@@ -36,7 +37,7 @@ from annotator.models import (
     SuggestionAction,
 )
 from annotator.schemas import EditType, Schema
-from annotator.schemas.answers import rationale_problem, validate_fields, value_problem
+from annotator.schemas.answers import rationale_problem, validate_fields
 from annotator.study import audit
 from annotator.study.projects import project_schema
 
@@ -71,32 +72,34 @@ def _check_open(assignment: Assignment) -> None:
 
 
 def validate_spans(spans: Any, edit_type: EditType, assignment: Assignment) -> list[Span]:
-    if not isinstance(spans, list):
-        raise ValidationFailed([{"field": "spans", "message": "must be a list"}])
-    limit = current_limits().max_spans_per_edit
-    if len(spans) > limit:
-        raise ValidationFailed([{"field": "spans", "message": f"{len(spans):,} spans, more "
-                                 f"than the limit of {limit} per edit"}])
+    """The request's ``{side, start, end}`` spans checked by the one span rule
+    (:func:`annotator.core.spans.read_spans`), as span rows."""
     texts = {"source": assignment.document.source, "target": assignment.document.target}
-    problems, result, seen = [], [], set()
-    for i, span in enumerate(spans):
-        key = f"spans[{i}]"
-        if not isinstance(span, dict):
-            problems.append({"field": key, "message": "must be {side, start, end}"})
-            continue
-        side, start, end = span.get("side"), span.get("start"), span.get("end")
-        problem = span_problem(side, start, end, texts, sides=edit_type.sides,
-                               kind=edit_type.label)
-        if problem:
-            problems.append({"field": f"{key}.side" if side not in edit_type.sides else key,
-                             "message": problem})
-            continue
-        if (side, start, end) not in seen:
-            seen.add((side, start, end))
-            result.append(Span(side=side, start=start, end=end))
-    if problems:
-        raise ValidationFailed(problems)
-    return result
+    checked, faults = read_spans(spans, "spans", texts=texts, sides=edit_type.sides,
+                                 kind=edit_type.label,
+                                 limit=current_limits().max_spans_per_edit)
+    if faults:
+        raise ValidationFailed([f.as_dict() for f in faults])
+    return span_rows((s.side, s.start, s.end) for s in checked)
+
+
+def span_rows(spans: Iterable[tuple[str, int, int]]) -> list[Span]:
+    """Span rows of checked ``(side, start, end)`` triples, each span once, in the order
+    given (the first span is the one marked first)."""
+    return [Span(side=side, start=start, end=end) for side, start, end in dict.fromkeys(spans)]
+
+
+def build_edit(assignment: Assignment, edit_type: str, fields: dict, spans: list[Span], *,
+               suggestion_id: int | None = None, meta: dict | None = None,
+               parent: Edit | None = None) -> Edit:
+    """The one way an edit row is made from checked values, for the annotation API and
+    every importer (``interop/annotations_store.py``): its span rows (:func:`span_rows`),
+    its suggestion, import meta and composite parent."""
+    edit = Edit(assignment=assignment, edit_type=edit_type, fields=fields, spans=spans,
+                suggestion_id=suggestion_id, meta=dict(meta or {}))
+    if parent is not None:
+        edit.parent_id = parent.id
+    return edit
 
 
 def _edit_type(schema: Schema, name: Any) -> EditType:
@@ -123,8 +126,7 @@ def create_edit(session: Session, assignment: Assignment, data: dict, user_id: i
         if suggestion is None or suggestion.document_id != assignment.document_id:
             raise ValidationFailed([{"field": "suggestion_id", "message": "not a suggestion of "
                                      "this document"}])
-    edit = Edit(assignment=assignment, edit_type=edit_type.name, fields=fields, spans=spans,
-                suggestion_id=suggestion_id)
+    edit = build_edit(assignment, edit_type.name, fields, spans, suggestion_id=suggestion_id)
     session.add(edit)
     _touch(assignment)
     session.flush()
@@ -181,7 +183,7 @@ def set_rating(session: Session, assignment: Assignment, data: dict, user_id: in
                                  "schema at that level"}])
     item = str(data.get("item", ""))
     value = data.get("value")
-    problem = value_problem(spec, value) or rating_problem(schema, field_name, value)
+    problem = rating_value_problem(schema, spec, value)
     if problem:
         raise ValidationFailed([{"field": "value", "message": problem}])
     rationale = data.get("rationale")

@@ -24,7 +24,8 @@ from annotator.core.records import (
     read_text,
     validate_rows,
 )
-from annotator.core.spans import span_problem
+from annotator.core.shown import got
+from annotator.core.spans import SpanFault, read_span
 
 
 def read_pairs(path: Path) -> list[dict]:
@@ -59,17 +60,13 @@ def _check_sentence_pairs(pairs, record, name: str, problems: list[Problem]) -> 
     texts = {"source": record.source, "target": record.target}
     for k, pair in enumerate(pairs):
         if not isinstance(pair, list) or len(pair) != 2:
-            problems.append(Problem(name, record.line, f"{field_name}[{k}]", "not a pair"))
+            problems.append(Problem(name, record.line, f"{field_name}[{k}]",
+                                    "must be [source span, target span]" + got(pair)))
             continue
         for side, span in zip(("source", "target"), pair):
-            if not isinstance(span, list) or len(span) != 2:
-                problems.append(Problem(name, record.line, f"{field_name}[{k}].{side}",
-                                        "expected [start, end]"))
-                continue
-            problem = span_problem(side, span[0], span[1], texts)
-            if problem:
-                problems.append(Problem(name, record.line, f"{field_name}[{k}].{side}",
-                                        problem))
+            found = read_span(span, f"{field_name}[{k}].{side}", side=side, texts=texts)
+            if isinstance(found, SpanFault):
+                problems.append(found.at(name, record.line))
 
 
 def _parse_detectors(value: str | None, no_embeddings: bool) -> set[str] | None:

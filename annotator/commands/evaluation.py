@@ -300,7 +300,11 @@ def detectors_command(release, detections, kind_map, min_score, threshold, as_js
     document scores) against a release's gold: span F1 exact and partial per kind and side,
     document-level precision, recall, F1 and AUC-ROC per kind."""
     from annotator.core.problems import IngestError
-    from annotator.meta_evaluation.detectors import evaluate_detector, read_detections
+    from annotator.meta_evaluation.detectors import (
+        checked_gold,
+        evaluate_detector,
+        read_detections,
+    )
     from annotator.meta_evaluation.release_scores import gold_records
 
     mapping = {}
@@ -310,7 +314,8 @@ def detectors_command(release, detections, kind_map, min_score, threshold, as_js
             fail(f"--map {pair!r}: expected KIND=TYPE", 2)
         mapping[kind] = edit_type
     try:
-        gold = [record for _, record in gold_records(release)]
+        gold = checked_gold(gold_records(release), str(release / "gold.jsonl")
+                            if release.is_dir() else str(release))
         found = read_detections(detections, mapping)
     except IngestError as exc:
         fail(str(exc), 2)

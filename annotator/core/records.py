@@ -25,6 +25,7 @@ from annotator.core import strict_json
 from annotator.core.annotation_shapes import csv_header_format, first_annotation_record, refusal
 from annotator.core.limits import current_limits
 from annotator.core.problems import IngestError, Problem  # noqa: F401  (re-exported: the old import path)
+from annotator.core.spans import read_spans
 
 RESERVED = {"id", "source", "target", "sentences", "meta", "source_sentences", "target_sentences"}
 MAX_ID_LENGTH = 200
@@ -305,8 +306,8 @@ def _validate_row(row: Any, line: int, name: str, problems: list[Problem], max_c
         source = _text(row, "source", bad, max_chars)
         target = _text(row, "target", bad, max_chars)
         pairs = None
-        src_sents = _offsets(row, "source_sentences", source, bad)
-        tgt_sents = _offsets(row, "target_sentences", target, bad)
+        src_sents = _offsets(row, "source_sentences", "source", source, bad)
+        tgt_sents = _offsets(row, "target_sentences", "target", target, bad)
     if len(problems) > count_before:
         return None
     return DocumentRecord(
@@ -343,31 +344,15 @@ def text_problem(value: Any, max_chars: int | None = None) -> str | None:
     return None
 
 
-def _offsets(row: dict, key: str, text: str, bad):
+def _offsets(row: dict, key: str, side: str, text: str, bad):
+    """A document's sentence offsets (``source_sentences``: ``[[start, end], ...]`` inside
+    the text, in order) through the one span rule; None when absent or wrong."""
     if key not in row:
         return None
-    value = row[key]
-    if not isinstance(value, list):
-        bad(key, "must be a list of [start, end] character offsets")
-        return None
-    spans, previous_end = [], 0
-    for i, item in enumerate(value):
-        ok = (isinstance(item, list) and len(item) == 2
-              and all(isinstance(x, int) and not isinstance(x, bool) for x in item))
-        if not ok:
-            bad(f"{key}[{i}]", "must be [start, end] with integer offsets")
-            return None
-        start, end = item
-        if not (0 <= start < end <= len(text)):
-            bad(f"{key}[{i}]", f"span [{start}, {end}] lies outside the text "
-                               f"(length {len(text)})")
-            return None
-        if start < previous_end:
-            bad(f"{key}[{i}]", "spans must be in order and must not overlap")
-            return None
-        previous_end = end
-        spans.append((start, end))
-    return spans
+    spans, faults = read_spans(row[key], key, side=side, texts={side: text}, in_order=True)
+    for fault in faults:
+        bad(fault.field, fault.message)
+    return None if faults else [(s.start, s.end) for s in spans]
 
 
 def _sentence_list(row: dict, bad, max_chars: int):

@@ -22,7 +22,12 @@ from datetime import datetime, timezone
 from sqlalchemy import select, true
 from sqlalchemy.orm import Session, selectinload
 
-from annotator.annotate.store import adjudication_started, missing_for_done
+from annotator.annotate.store import (
+    adjudication_started,
+    build_edit,
+    missing_for_done,
+    span_rows,
+)
 from annotator.core.records import DocumentRecord, IngestError, Problem
 from annotator.core.serialise import edit_to_dict, rating_to_dict
 from annotator.ingest.store import store_documents
@@ -45,7 +50,6 @@ from annotator.models import (
     Edit,
     Project,
     Rating,
-    Span,
     User,
 )
 from annotator.study import audit
@@ -304,15 +308,9 @@ def _store_one(session: Session, document: Document, user: User,
 
 
 def _store_edit(session: Session, assignment: Assignment, e: EditIn, parent: Edit | None):
-    spans, seen = [], set()
-    for s in e.spans:  # in the file's order: the first span is the first one marked
-        if (s.side, s.start, s.end) not in seen:
-            seen.add((s.side, s.start, s.end))
-            spans.append(Span(side=s.side, start=s.start, end=s.end))
-    edit = Edit(assignment=assignment, edit_type=e.edit_type, fields=e.fields, spans=spans,
-                meta=dict(e.meta or {}))
-    if parent is not None:
-        edit.parent_id = parent.id
+    # In the file's order: the first span is the first one marked.
+    spans = span_rows((s.side, s.start, s.end) for s in e.spans)
+    edit = build_edit(assignment, e.edit_type, e.fields, spans, meta=e.meta, parent=parent)
     session.add(edit)
     if e.constituents:
         session.flush()  # the composite's id, for its constituents' parent_id

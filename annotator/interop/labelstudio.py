@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from annotator.core.records import IngestError, Problem
+from annotator.core.spans import SpanFault, read_span
 from annotator.interop.labelstudio_config import SIDE_TITLES
 from annotator.interop.labelstudio_layout import ANNOTATION_KEYS, Layout, layout
 from annotator.interop.labelstudio_merge import SIDE_ANSWERS
@@ -323,11 +324,12 @@ class _Reader:
                      f"{at}.labels", f"unknown category {labels[0]!r}; {control} offers "
                      f"{', '.join(offered)}")
             return None
-        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end)):
-            self.bad(line, f"{at}.value", f"needs integer start and end offsets, got "
-                     f"{start!r}, {end!r}")
-            return None
         side = self.layout.region_side[control]
+        # The one span rule reads the offsets; bounds are checked with the texts later.
+        found = read_span([start, end], f"{at}.value", side=side)
+        if isinstance(found, SpanFault):
+            self.bad(line, found.field, found.message)
+            return None
         edit_type = self.layout.edit_type_of[(control, labels[0])]
         text = texts[side]
         # Keep what the region said beyond its offsets when it is not derivable from them.

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotator.annotate.modes import rating_problem
+from annotator.annotate.answers import rating_value_problem
 from annotator.core.limits import current_limits
 from annotator.core.problems import ValidationFailed
 from annotator.core.records import (
@@ -33,12 +33,12 @@ from annotator.core.records import (
     text_problem,
 )
 from annotator.core.shown import got
-from annotator.core.spans import span_problem
+from annotator.core.spans import read_spans, span_problem
 from annotator.core.strict_json import seconds_problem
 from annotator.core.usernames import username_problem
 from annotator.core.vocabulary import SIDES
 from annotator.schemas import Schema
-from annotator.schemas.answers import validate_fields, value_problem
+from annotator.schemas.answers import validate_fields
 
 
 @dataclass
@@ -220,24 +220,14 @@ def record_id(row: dict, key: str, name: str, line: int, problems: list[Problem]
 
 def span_pairs(value: Any, side: str, where: str, name: str, line: int,
                problems: list[Problem]) -> list[SpanIn]:
-    """``[[start, end], ...]`` (or null/absent) as spans on one side."""
+    """``[[start, end], ...]`` (or null/absent) as spans on one side, read by the one span
+    rule (:func:`annotator.core.spans.read_spans`; bounds are checked with the texts, in
+    :func:`check_records`)."""
     if value is None:
         return []
-    if not isinstance(value, list):
-        problems.append(Problem(name, line, where, "must be a list of [start, end] pairs"
-                                + got(value)))
-        return []
-    spans = []
-    for i, pair in enumerate(value):
-        ok = (isinstance(pair, (list, tuple)) and len(pair) == 2
-              and all(isinstance(x, int) and not isinstance(x, bool) for x in pair))
-        if not ok:
-            problems.append(Problem(name, line, f"{where}[{i}]",
-                                    "must be [start, end] with integer character offsets"
-                                    + got(pair)))
-            continue
-        spans.append(SpanIn(side, pair[0], pair[1], f"{where}[{i}]"))
-    return spans
+    spans, faults = read_spans(value, where, side=side)
+    problems.extend(f.at(name, line) for f in faults)
+    return [SpanIn(s.side, s.start, s.end, s.where) for s in spans]
 
 
 def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
@@ -306,8 +296,7 @@ def check_records(records: list[AnnotationRecord], schema: Schema, name: str,
                                         f"rating field at level {rating.level!r} in schema "
                                         f"{schema.name!r}"))
             else:
-                wrong = value_problem(spec, rating.value) or rating_problem(
-                    schema, rating.field, rating.value)
+                wrong = rating_value_problem(schema, spec, rating.value)
                 if wrong:
                     problems.append(Problem(name, line, rating.where,
                                             f"{rating.field!r}: {wrong}"))

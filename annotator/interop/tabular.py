@@ -30,6 +30,7 @@ from typing import Any
 from annotator.core import strict_json
 from annotator.core.records import IngestError, Problem
 from annotator.core.shown import got
+from annotator.core.spans import cell_pairs, read_spans
 from annotator.core.strict_json import seconds_problem
 from annotator.core.tables import cell_value, csv_text
 from annotator.core.vocabulary import ASSIGNMENT_STATUSES, SIDES
@@ -110,21 +111,18 @@ def _read_edit(e: Any, where: str, name: str, line: int, problems: list[Problem]
     for key, value in (("fields", fields), ("meta", meta)):
         if not isinstance(value, dict):
             problems.append(Problem(name, line, f"{where}.{key}", "must be an object" + got(value)))
-    raw_spans, parts = e.get("spans", []), e.get("constituents", [])
-    for key, value in (("spans", raw_spans), ("constituents", parts)):
-        if not isinstance(value, list):
-            problems.append(Problem(name, line, f"{where}.{key}", "must be a list" + got(value)))
-    spans = []
+    parts = e.get("constituents", [])
+    if not isinstance(parts, list):
+        problems.append(Problem(name, line, f"{where}.constituents", "must be a list"
+                                + got(parts)))
+    raw_spans = e.get("spans", [])
+    # The one span rule reads them; bounds are checked with the texts (check_records).
+    checked, faults = read_spans(raw_spans, f"{where}.spans")
+    problems.extend(f.at(name, line) for f in faults)
     for j, sp in enumerate(raw_spans if isinstance(raw_spans, list) else []):
-        at = f"{where}.spans[{j}]"
-        ok = isinstance(sp, dict) and all(isinstance(sp.get(k), int) and not isinstance(
-            sp.get(k), bool) for k in ("start", "end")) and sp.get("side") in SIDES
-        if not ok:
-            problems.append(Problem(name, line, at, "must be {side: source|target, start, end}"
-                                    + got(sp)))
-            continue
-        _unknown(sp, SPAN_KEYS, at, name, line, problems)
-        spans.append(SpanIn(sp["side"], sp["start"], sp["end"], at))
+        if isinstance(sp, dict):
+            _unknown(sp, SPAN_KEYS, f"{where}.spans[{j}]", name, line, problems)
+    spans = [SpanIn(sp.side, sp.start, sp.end, sp.where) for sp in checked]
     constituents = [_read_edit(c, f"{where}.constituents[{k}]", name, line, problems)
                     for k, c in enumerate(parts if isinstance(parts, list) else [])]
     return EditIn(e["edit_type"], fields if isinstance(fields, dict) else {}, spans, where,
@@ -314,14 +312,14 @@ def _typed(cell: str, spec) -> Any:
 
 
 def _parse_spans(row: dict, name: str, line: int, problems: list[Problem]) -> list[SpanIn]:
+    """The ``source_spans`` / ``target_spans`` cells (``3-9;14-20``) through the one span
+    rule; each span is blamed on its column."""
     spans = []
     for side in SIDES:
         column = f"{side}_spans"
-        for piece in filter(None, (row.get(column) or "").split(";")):
-            try:
-                start, end = (int(x) for x in piece.split("-"))
-            except ValueError:
-                problems.append(Problem(name, line, column, f"{piece!r} is not start-end"))
-                continue
-            spans.append(SpanIn(side, start, end, column))
+        pairs, faults = cell_pairs(row.get(column) or "", column)
+        problems.extend(f.at(name, line) for f in faults)
+        checked, faults = read_spans(pairs, column, side=side)
+        problems.extend(f.at(name, line) for f in faults)
+        spans += [SpanIn(side, s.start, s.end, column) for s in checked]
     return spans

@@ -23,15 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from annotator.agreement.spans import (
-    exact_counts,
-    f1_from_counts,
-    partial_counts,
-    whitespace_tokens,
-)
+from annotator.agreement.spans import exact_counts, partial_counts
+from annotator.core.overlap import f1_from_counts, whitespace_tokens
 from annotator.core.problems import IngestError, Problem
 from annotator.core.records import json_lines_rows, read_text
 from annotator.core.shown import got
+from annotator.core.spans import SpanFault, read_span, read_spans
 from annotator.core.vocabulary import SIDES
 from annotator.meta_evaluation.correlation import binary_scores
 
@@ -51,14 +48,15 @@ class Detections:
     scores: dict[str, dict[str, float]] = field(default_factory=dict)  # document -> kind -> s
 
 
-def _span(value: Any, name: str, line: int, where: str, problems: list[Problem]):
-    ok = (isinstance(value, (list, tuple)) and len(value) == 2
-          and all(isinstance(x, int) and not isinstance(x, bool) for x in value)
-          and 0 <= value[0] < value[1])
-    if not ok:
-        problems.append(Problem(name, line, where, "must be [start, end] with 0 <= start < end"
-                                + got(value)))
-    return ok
+def _span(value: Any, side: str, name: str, line: int, where: str,
+          problems: list[Problem]) -> bool:
+    """Is ``value`` a ``[start, end]`` span by the one span rule (a detector file carries
+    no text: 0 <= start < end)? A problem naming the field when not."""
+    found = read_span(value, where, side=side, nonempty=True)
+    if isinstance(found, SpanFault):
+        problems.append(found.at(name, line))
+        return False
+    return True
 
 
 def _score(value: Any, name: str, line: int, where: str, problems: list[Problem]) -> float:
@@ -110,8 +108,8 @@ def read_detections(path: Path, kind_map: dict[str, str]) -> Detections:
                 scored = _kinds_of(s, i, name, line, problems)
                 for side in SIDES:
                     for j, pair in enumerate(s.get(f"{side}_spans") or []):
-                        if _span(pair, name, line, f"suggestions[{i}].{side}_spans[{j}]",
-                                 problems):
+                        if _span(pair, side, name, line,
+                                 f"suggestions[{i}].{side}_spans[{j}]", problems):
                             spans += [Detection(kind_map.get(kind, kind), side, pair[0],
                                                 pair[1], score) for kind, score in scored]
             continue
@@ -124,7 +122,7 @@ def read_detections(path: Path, kind_map: dict[str, str]) -> Detections:
                 problems.append(Problem(name, line, where, "needs kind, side (source or "
                                         "target), start, end" + got(s)))
                 continue
-            if _span([s.get("start"), s.get("end")], name, line, where, problems):
+            if _span([s.get("start"), s.get("end")], s["side"], name, line, where, problems):
                 kind = kind_map.get(str(s.get("kind")), str(s.get("kind")))
                 spans.append(Detection(kind, s["side"], s["start"], s["end"],
                                        _score(s.get("score"), name, line, f"{where}.score",
@@ -139,6 +137,33 @@ def read_detections(path: Path, kind_map: dict[str, str]) -> Detections:
     if problems:
         raise IngestError(problems)
     return found
+
+
+def checked_gold(rows: list[tuple[int, dict]], name: str) -> list[dict]:
+    """The gold records (``(line, record)`` of a release's gold.jsonl) with each edit's
+    type and spans checked by the one span rule against the record's texts: a hand-edited
+    gold file is refused with FILE:LINE and the field, not a traceback."""
+    problems: list[Problem] = []
+    for line, record in rows:
+        texts = {side: record.get(side) for side in SIDES}
+        wrong = [side for side, text in texts.items() if not isinstance(text, str)]
+        if wrong:
+            problems.append(Problem(name, line, wrong[0], "a gold record carries its text"
+                                    + got(texts[wrong[0]])))
+            continue
+        for i, e in enumerate(record["edits"]):
+            spans = e.get("spans") if isinstance(e, dict) else None
+            if not (isinstance(spans, dict) and isinstance(e.get("edit_type"), str)):
+                problems.append(Problem(name, line, f"edits[{i}]", "must be {edit_type, "
+                                        "spans: {source: [...], target: [...]}}" + got(e)))
+                continue
+            for side in SIDES:
+                _, faults = read_spans(spans.get(side), f"edits[{i}].spans.{side}", side=side,
+                                       texts=texts)
+                problems.extend(f.at(name, line) for f in faults)
+    if problems:
+        raise IngestError(problems)
+    return [record for _, record in rows]
 
 
 def evaluate_detector(gold: list[dict], found: Detections, *, threshold: float = 0.5,

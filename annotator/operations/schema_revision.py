@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from annotator.adjudication.queue import project_changed
+from annotator.annotate.answers import rating_value_problem
 from annotator.annotate.store import ValidationFailed, missing_for_done
 from annotator.core.shown import got
 from annotator.models import Assignment, Document, Edit, Project
@@ -115,9 +116,8 @@ def breaking_problems(session: Session, project: Project, new: Schema) -> list[s
             if spec is None:
                 problems.append(f"rating {r.level}/{r.field} ({who}): no such rating field "
                                 "in the new schema" + got(r.value))
-            elif r.value not in (None, "") and not spec.is_valid_value(r.value):
-                problems.append(f"rating {r.level}/{r.field} ({who}): not an option any "
-                                "more" + got(r.value))
+            elif (wrong := rating_value_problem(new, spec, r.value)):
+                problems.append(f"rating {r.level}/{r.field} ({who}): {wrong}")
         if a.status == "done":
             problems += [f"done work of {who} would be incomplete: {m['message']}"
                          for m in missing_for_done(a, new)]

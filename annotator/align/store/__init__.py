@@ -25,9 +25,10 @@ from typing import Callable
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from annotator.agreement.prehighlight_agreement import Mark
 from annotator.align import suggest_many
 from annotator.align.settings import AlignSettings
+from annotator.core.edit_match import Mark
+from annotator.core.overlap import spans_overlap
 from annotator.models import Document, Project, Suggestion
 from annotator.study import audit
 from annotator.study.projects import project_schema
@@ -150,7 +151,7 @@ def sentence_groups(groups, source_sentences, target_sentences) -> list:
     """Aligned character-span groups as indices of the document's stored sentences:
     ``[[[source_i, ...], [target_j, ...]], ...]``."""
     def covered(span, sentences):
-        return [i for i, (s, e) in enumerate(sentences) if s < span[1] and span[0] < e]
+        return [i for i, sentence in enumerate(sentences) if spans_overlap([span], [sentence])]
 
     result = []
     for source_span, target_span in groups:
@@ -172,7 +173,7 @@ def _pair(doc: Document) -> dict:
 
 def loss_suggestion_marks(session: Session, project: Project) -> dict:
     """document external id -> the stored deletion / oversimplification suggestions as
-    marks of :mod:`annotator.agreement.prehighlight_agreement` (keyed like the agreement
+    marks of :mod:`annotator.core.edit_match` (keyed like the agreement
     input's documents); a suggestion carrying both kinds is a mark of both."""
     rows = session.execute(select(Document.external_id, Suggestion.kind, Suggestion.source_spans,
                                   Suggestion.kind_scores)

@@ -1,7 +1,8 @@
 """Documents split into cross-validation folds by a hash of their id: stable across runs,
 machines and Python's salted ``hash``, so anything tuned on the other folds is scored only
-on documents it never saw (the pre-highlight measure, :mod:`.prehighlight_agreement`, and
-the benchmarks that choose thresholds on folds).
+on documents it never saw (the pre-highlight measure,
+:mod:`annotator.agreement.prehighlight_agreement`, align's ``--learn``, and the
+benchmarks that choose thresholds on folds).
 
 Pure: no Flask, no SQLAlchemy.
 """
