@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from annotator.agreement.prehighlight_agreement import (
-    Mark,
     between_annotators,
     folds,
     machine_against_annotators,
     spans_overlap,
 )
+from annotator.core.marks import Mark
 
 from .loss_ranker import KINDS, LossRanker, SentenceRow, fit_ranker, sentence_rows
 from .phrase_rendering import source_phrase

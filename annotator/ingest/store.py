@@ -9,7 +9,6 @@ from typing import Callable
 from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
-from annotator.align.text import split_sentences
 from annotator.core.records import (
     DocumentRecord,
     IngestError,
@@ -17,6 +16,7 @@ from annotator.core.records import (
     read_documents,
     read_uploaded_documents,
 )
+from annotator.core.sentences import split_sentences
 from annotator.models import Assignment, Document, Edit, Project, Rating
 from annotator.study import audit
 from annotator.study.prehighlight_queue import queue_prehighlight

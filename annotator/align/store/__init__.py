@@ -25,9 +25,9 @@ from typing import Callable
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from annotator.agreement.prehighlight_agreement import Mark
 from annotator.align import suggest_many
 from annotator.align.settings import AlignSettings
+from annotator.core.marks import Mark
 from annotator.models import Document, Project, Suggestion
 from annotator.study import audit
 from annotator.study.projects import project_schema

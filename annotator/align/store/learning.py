@@ -25,11 +25,11 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
-from annotator.agreement.prehighlight_agreement import Mark
 from annotator.align import suggest_many
 from annotator.align.embeddings import default_embedder
 from annotator.align.learning import LearningDocument, learn
 from annotator.align.loss_ranker import ranker_from_settings
+from annotator.core.marks import Mark
 from annotator.models import Assignment, Document, Project, Suggestion, SuggestionAction
 from annotator.study import audit
 from annotator.study.projects import project_schema
