@@ -13,7 +13,8 @@ from annotator.adjudication import queue
 from annotator.adjudication.overview import document_entry
 from annotator.models import AdjudicationQueueEntry, Assignment, Document, Project
 from annotator.operations.schema_revision import revise_schema
-from annotator.schemas import load_schema, parse_schema
+from annotator.schemas import parse_schema
+from annotator.schemas.files import load_schema
 
 HOOKS = (("before_flush", queue._touched), ("after_flush", queue._mark),
          ("before_commit", queue._refresh_marked), ("after_rollback", queue._forget_marks))

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from annotator.annotate.modes import rating_problem
 from annotator.cli import main
 from annotator.interop.records import AnnotationRecord, RatingIn, check_records
-from annotator.schemas import load_schema
+from annotator.schemas.files import load_schema
 
 PLAINFACT = load_schema("plainfact")
 

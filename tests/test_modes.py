@@ -18,8 +18,9 @@ from annotator.evaluation.results import project_results
 from annotator.evaluation.store import assign_items, draw_sample
 from annotator.migrations import upgrade
 from annotator.models import Assignment, User
-from annotator.schemas import BUILTIN_DIR, SchemaError, load_schema, parse_schema
-from annotator.study.projects import create_project, project_schema
+from annotator.schemas import BUILTIN_DIR, SchemaError, parse_schema
+from annotator.schemas.files import load_schema, project_schema
+from annotator.study.projects import create_project
 from tests.conftest import csrf_token, login
 
 PACKAGE = Path(__file__).resolve().parents[1] / "annotator"

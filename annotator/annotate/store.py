@@ -37,8 +37,8 @@ from annotator.models import (
 )
 from annotator.schemas import EditType, Schema
 from annotator.schemas.answers import rationale_problem, validate_fields, value_problem
+from annotator.schemas.files import project_schema
 from annotator.study import audit
-from annotator.study.projects import project_schema
 
 MAX_TIME_REPORT_SECONDS = 300  # one heartbeat never adds more than this
 

@@ -127,7 +127,7 @@ def auto(project_name, no_embeddings, dry_run, as_json):
 def rules(project_name, edit_rule, min_agree, minority, fields, span_merge):
     """Show, or change, the automatic adjudication rules of PROJECT."""
     from annotator.adjudication.rules import AutoRules, RulesError
-    from annotator.study.projects import project_schema
+    from annotator.schemas.files import project_schema
 
     database = open_database()
     with database.session() as session:

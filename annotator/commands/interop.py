@@ -10,7 +10,8 @@ from annotator.commands import fail, open_database
 from annotator.config import Config
 from annotator.core.safe_paths import child_path
 from annotator.interop.exporting import DEFAULT_NAMES, EXPORT_FORMATS, export_project
-from annotator.study.projects import ProjectError, get_project, project_schema
+from annotator.schemas.files import project_schema
+from annotator.study.projects import ProjectError, get_project
 
 # Imports inside functions: each command loads only what it runs, so `annotator --help`
 # and the light commands start fast (benchmarks/bench_cli_startup.py measures it).

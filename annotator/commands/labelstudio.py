@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from annotator.commands import fail, open_database, project_or_exit
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 
 # Imports inside functions: each command loads only what it runs, so `annotator --help`
 # and the light commands start fast (benchmarks/bench_cli_startup.py measures it).

@@ -149,7 +149,7 @@ def project_schema_command(project_name, file, all_errors):
     """
     from annotator.commands import project_or_exit
     from annotator.operations.schema_revision import SchemaRevisionRefused, revise_schema
-    from annotator.schemas import load_schema
+    from annotator.schemas.files import load_schema
 
     try:
         new = load_schema(file)

@@ -14,7 +14,7 @@ from annotator.evaluation.criteria import is_negative
 from annotator.evaluation.plainfact import suggested_relation
 from annotator.evaluation.store import pair_item, qa_items, recall_pairs
 from annotator.models import Assignment, EvalQAItem, TieBreakRequest
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 
 
 def _qa(item: EvalQAItem) -> dict:

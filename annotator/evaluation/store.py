@@ -16,8 +16,9 @@ from annotator.annotate.modes import project_mode
 from annotator.evaluation import recall as recall_stats
 from annotator.evaluation.sampling import Candidate, stratified_sample
 from annotator.models import Assignment, Document, EvalQAItem, EvalRecallPair, Project, Rating
+from annotator.schemas.files import project_schema
 from annotator.study import audit
-from annotator.study.projects import add_member, project_schema
+from annotator.study.projects import add_member
 
 
 def pair_item(pair_id: int) -> str:

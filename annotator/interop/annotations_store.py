@@ -48,9 +48,10 @@ from annotator.models import (
     Span,
     User,
 )
+from annotator.schemas.files import project_schema
 from annotator.study import audit
 from annotator.study.accounts import create_user
-from annotator.study.projects import add_member, project_schema
+from annotator.study.projects import add_member
 
 
 def store_annotations(session: Session, project: Project, records: list[AnnotationRecord],

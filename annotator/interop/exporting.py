@@ -21,7 +21,7 @@ from annotator.interop.labelstudio_tasks import to_min_rows, to_tasks
 from annotator.interop.tabular import to_csv, to_jsonl
 from annotator.interop.thresh_export import to_thresh
 from annotator.models import Document, Project, Suggestion
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 
 EXPORT_FORMATS = ("thresh", "labelstudio", "labelstudio-min", "jsonl", "csv", "infolossqa")
 # Where each format goes by default, under the exports folder: a folder or a file name.

@@ -34,8 +34,8 @@ from annotator.interop.labelstudio import draft_note, draft_why
 from annotator.interop.labelstudio_merge import MergeResult, merge_pull, task_of
 from annotator.interop.records import AnnotationRecord, ImportOptions, ImportReport
 from annotator.models import Assignment, Document, Edit, Project, User
+from annotator.schemas.files import project_schema
 from annotator.study import audit
-from annotator.study.projects import project_schema
 
 
 @dataclass

@@ -34,7 +34,7 @@ from annotator.align.embeddings import default_embedder
 from annotator.annotate.store import Conflict, ValidationFailed
 from annotator.annotate.tiebreak import routed_requests, save_tiebreak_form, tiebreak_items
 from annotator.models import Document, ProjectMember, User
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 from annotator.web.access import db, lead_required, load_user, login_required, project_for_lead
 from annotator.web.flash_messages import flash
 from annotator.web.validation import (

@@ -39,7 +39,7 @@ from annotator.core.serialise import (
     suggestion_to_dict,
 )
 from annotator.models import Assignment, Edit, Suggestion, SuggestionAction
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
 from annotator.web.validation import body
 

@@ -13,7 +13,7 @@ from annotator.agreement.store import bootstrap_settings, live_summary
 from annotator.annotate.modes import project_mode
 from annotator.models import Assignment, Document, Project, ProjectMember, User
 from annotator.operations.agreement_report import report_page
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 from annotator.web.access import db, lead_required, load_user, project_for_lead
 
 bp = Blueprint("dashboard", __name__, url_prefix="/projects")

@@ -29,7 +29,7 @@ from annotator.evaluation.export import results_csv, results_json
 from annotator.evaluation.plot import correlation_svg
 from annotator.evaluation.results import project_results
 from annotator.evaluation.tiebreak import route_disagreements
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 from annotator.web import api
 from annotator.web.access import (
     assignment_for_viewer,

@@ -29,8 +29,8 @@ from annotator.align import suggest_many
 from annotator.align.settings import AlignSettings
 from annotator.core.marks import Mark
 from annotator.models import Document, Project, Suggestion
+from annotator.schemas.files import project_schema
 from annotator.study import audit
-from annotator.study.projects import project_schema
 
 # What a stored suggestion keeps of an engine suggestion (align.suggestions.Suggestion).
 # Besides the kind and spans, these may change when a recomputed suggestion updates its row.
