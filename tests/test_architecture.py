@@ -213,3 +213,11 @@ def test_the_package_registers_no_session_event_listener():
                     and isinstance(node.args[1], ast.Constant) else None
                 listeners.append((path.relative_to(PACKAGE).as_posix(), event_name))
     assert listeners == [("db.py", "connect")]
+
+
+def test_the_dashboard_views_run_no_sql_of_their_own():
+    """The lead's project pages read their data through operations/project_overview.py; the
+    views only render it (issue 45: eleven SQL queries ran in a view)."""
+    names = _imports(PACKAGE / "web" / "dashboard.py")
+    assert [n for n in names if n.split(".")[0] == "sqlalchemy" or n == "annotator.models"] == []
+    assert "annotator.operations.project_overview" in names
