@@ -16,6 +16,7 @@ from annotator.core import strict_json
 from annotator.core.limits import current_limits
 from annotator.core.resources import static_dir, templates_dir
 from annotator.db import Database
+from annotator.evaluation import modes as _task_mode_hooks  # noqa: F401  (registers them)
 from annotator.releases.adopt import adopt_release_folders
 from annotator.web import (
     adjudicate,
