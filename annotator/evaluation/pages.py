@@ -1,5 +1,6 @@
 """What the evaluation modes' own pages need beyond the annotation API: the payload of each
-page and each mode's "done" rule (see annotator.annotate.modes, which names these hooks).
+page and each mode's "done" rule (registered as the modes' hooks by
+:mod:`annotator.evaluation.modes`).
 
 Raters judge blind to the system: a QA item handed to a page carries no model name.
 """
