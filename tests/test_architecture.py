@@ -228,3 +228,22 @@ def test_the_dashboard_views_run_no_sql_of_their_own():
     names = _imports(PACKAGE / "web" / "dashboard.py")
     assert [n for n in names if n.split(".")[0] == "sqlalchemy" or n == "annotator.models"] == []
     assert "annotator.operations.project_overview" in names
+
+
+def test_no_two_modules_import_each_other():
+    """Imports go one way inside a folder too (issue 45: schemas/__init__ and schemas/files
+    imported each other, one side inside a function). The one pair left is no import: the
+    server command names ``annotator.wsgi:app`` for gunicorn, and wsgi.py reads the
+    command's environment variable name."""
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py") if "versions" not in p.parts}
+    graph = {}
+    for name, path in modules.items():
+        deps = set()
+        for _, module in _imported_modules(path):
+            while module and module not in modules:
+                module = module.rpartition(".")[0]
+            if module and module not in (name, "annotator"):
+                deps.add(module)
+        graph[name] = deps
+    pairs = sorted({tuple(sorted((a, b))) for a in graph for b in graph[a] if a in graph[b]})
+    assert pairs == [("annotator.commands.serve", "annotator.wsgi")]
