@@ -4,9 +4,14 @@ project equals a fresh recomputation (:func:`annotator.adjudication.overview.doc
 and none is stale. The writers walked: an annotator's edits (create, update, delete),
 ratings and status; the lead's bulk reopen, extra annotator and reassignment; decisions
 (accept, undo, complete, reopen); the automatic rules over a project; gold ratings and the
-third-annotator route; a schema revision."""
+third-annotator route; a schema revision. Each runs in ``operations.work.session``, the
+unit of work commands use: the writers mark, the commit helper settles (no Session hook);
+the web pages commit through ``web.commits.commit_work`` alone."""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import pytest
 from sqlalchemy import select, update
@@ -15,10 +20,12 @@ from annotator.adjudication import decisions as d
 from annotator.adjudication import store
 from annotator.adjudication.automatic import adjudicate_project
 from annotator.adjudication.overview import apply_automatic, complete, document_entry
+from annotator.adjudication.queue import refresh_stale as store_refresh_stale
 from annotator.adjudication.ratings import resolve_rating, route_to_third
 from annotator.annotate import bulk
 from annotator.annotate.store import create_edit, delete_edit, set_rating, set_status, update_edit
 from annotator.models import AdjudicationQueueEntry, Document, Edit, Project, User
+from annotator.operations import work
 from annotator.operations.schema_revision import revise_schema
 from annotator.schemas import parse_schema
 from annotator.schemas.files import load_schema
@@ -68,7 +75,7 @@ def test_each_writer_leaves_the_stored_entries_equal_to_a_fresh_computation(data
 
     def step(name, action, document_id=q1):
         before = _changes(database, document_id)
-        with database.session() as session:
+        with work.session(database) as session:
             action(session)
         assert _changes(database, document_id) > before, f"{name}: the entry was not marked"
         assert stored_equals_fresh(database, project_id) == [], name
@@ -156,7 +163,7 @@ def test_gold_ratings_and_the_third_annotator_route_keep_the_entry_current(datab
 
     def step(name, action):
         before = _changes(database, f1)
-        with database.session() as session:
+        with work.session(database) as session:
             document = session.get(Document, f1)
             lee = session.get(User, factuality_study["users"]["lee"])
             action(session, document, lee)
@@ -187,3 +194,28 @@ def test_the_comparison_sees_a_wrong_stored_entry(database, qa_study, column):
             {column: table.c[column] + 1}))
     (wrong,) = stored_equals_fresh(database, qa_study["project_id"])
     assert wrong.startswith("q1: stored")
+
+
+def test_a_writer_without_the_commit_helper_leaves_the_entry_stale_not_wrong(database,
+                                                                           qa_study):
+    """Committing through the storage-only ``Database.session()`` marks but does not settle:
+    the entry is stale (the queue page counts it) until ``refresh_stale`` recomputes it."""
+    project_id = qa_study["project_id"]
+    with database.session() as session:
+        bulk.reopen(session, session.get(Project, project_id), [qa_study["docs"]["q1"]],
+                    username="ana")
+    assert stored_equals_fresh(database, project_id) == ["q1: stale"]
+    with work.session(database) as session:
+        assert store_refresh_stale(session, project_id) == 1
+    assert stored_equals_fresh(database, project_id) == []
+
+
+def test_the_web_pages_commit_only_through_the_commit_helper():
+    """A bare commit in a view would skip settling the queue (web/commits.py)."""
+    web = Path(__file__).resolve().parents[1] / "annotator" / "web"
+    bare = [f"{path.name}:{number}" for path in sorted(web.glob("*.py"))
+            if path.name != "commits.py"
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if re.search(r"\.commit\(\)", line)]
+    assert bare == []
+    assert "commit_work()" in (web / "api.py").read_text(encoding="utf-8")

@@ -108,10 +108,6 @@ FLOOR_OF = {unit: level for level, units in enumerate(FLOORS) for unit in units}
 # overlap measure, which the "one-rule" change moves into one module below align; the lead
 # removes this entry when that lands (issue 45, item 1).
 PENDING_ONE_RULE = {("annotator.align.learning", "annotator.agreement.prehighlight_agreement")}
-# Temporary, not done in issue 45's layers branch: the stored adjudication queue is still
-# kept by hooks on the project's session class (adjudication/queue.py), which db.py makes.
-# Making it explicit calls removes this entry and the listeners allowed below.
-PENDING_QUEUE_HOOKS = {("annotator.db", "annotator.adjudication.queue")}
 # A module named in a string, as ``import_module`` (or a ``module:function`` hook) takes it.
 MODULE_STRING = re.compile(r"annotator(\.\w+)+(:\w+)?")
 
@@ -167,7 +163,7 @@ def upward_imports() -> list[str]:
             if unit is None or unit not in FLOOR_OF:
                 continue
             pending = any(source == s and (module == m or module.startswith(f"{m}."))
-                          for s, m in PENDING_ONE_RULE | PENDING_QUEUE_HOOKS)
+                          for s, m in PENDING_ONE_RULE)
             if FLOOR_OF[unit] > floor and not pending:
                 wrong.append(f"{path.relative_to(PACKAGE)}:{line} -> {module}")
     return wrong
@@ -205,9 +201,9 @@ def test_the_floor_check_sees_function_level_and_string_imports(tmp_path, monkey
 
 
 def test_the_package_registers_no_session_event_listener():
-    """Domain work is explicit calls, not SQLAlchemy Session hooks; the listeners left are
-    the SQLite connect pragma on the Engine (db.py), which is no domain work, and, until
-    PENDING_QUEUE_HOOKS is done, the queue's four on its own session class."""
+    """Domain work is explicit calls, not SQLAlchemy Session hooks (issue 45: the queue's
+    entries are marked by their writers and settled by the commit helpers); the one
+    listener left is the SQLite connect pragma on the Engine (db.py), no domain work."""
     listeners = []
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -217,9 +213,7 @@ def test_the_package_registers_no_session_event_listener():
                 event_name = node.args[1].value if len(node.args) > 1 \
                     and isinstance(node.args[1], ast.Constant) else None
                 listeners.append((path.relative_to(PACKAGE).as_posix(), event_name))
-    pending = [("adjudication/queue.py", name) for name in
-               ("before_flush", "after_flush", "before_commit", "after_rollback")]
-    assert listeners == [*pending, ("db.py", "connect")]
+    assert listeners == [("db.py", "connect")]
 
 
 def test_the_dashboard_views_run_no_sql_of_their_own():

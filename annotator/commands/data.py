@@ -95,6 +95,8 @@ def import_command(project_name, files, fmt, update, annotator, name_pattern, ma
     listed as FILE:LINE: field 'NAME': what is wrong (got VALUE); --all-errors lists every
     one.
     """
+    from annotator.operations import work
+
     for file in files:
         if not file.exists():
             fail(f"{file}: no such file or folder")
@@ -118,7 +120,7 @@ def import_command(project_name, files, fmt, update, annotator, name_pattern, ma
              "--format thresh or infolossqa)")
     database = open_database()
     try:
-        with database.session() as session:
+        with work.session(database) as session:
             project = project_or_exit(session, project_name)
             with progress_bar("importing") as progress:
                 result = import_file(session, project, file, fmt, update=update,
@@ -187,6 +189,7 @@ def _import_annotations(project_name, paths, fmt, annotator, mappings, options, 
                         item_key=(), annotator_map=None, name_pattern=None):
     from annotator.interop.batches import annotation_files
     from annotator.interop.importing import import_annotation_files
+    from annotator.operations import work
 
     category_map = {}
     for item in mappings:
@@ -205,7 +208,7 @@ def _import_annotations(project_name, paths, fmt, annotator, mappings, options, 
              code=2)
     database = open_database()
     try:
-        with database.session() as session:
+        with work.session(database) as session:
             project = project_or_exit(session, project_name)
             report = import_annotation_files(session, project, files, fmt,
                                              category_map=category_map, options=options,
@@ -246,11 +249,12 @@ def assign(project_name, annotators, per_document):
     example after a new import); existing assignments are never moved.
     """
     from annotator.annotate.assignment import AssignmentError, assign_documents
+    from annotator.operations import work
 
     database = open_database()
     names = [n.strip() for n in annotators.split(",") if n.strip()] if annotators else None
     try:
-        with database.session() as session:
+        with work.session(database) as session:
             project = project_or_exit(session, project_name)
             summary = assign_documents(session, project, names, per_document=per_document)
     except AssignmentError as exc:

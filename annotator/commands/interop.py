@@ -44,9 +44,11 @@ def export(project_name, fmt, out, typology, ls_config):
     cannot hold is listed, never dropped silently. `annotator import PROJECT FILE --format
     thresh|labelstudio|infolossqa` reads the same files back.
     """
+    from annotator.operations import work
+
     database = open_database()
     try:
-        with database.session() as session:
+        with work.session(database) as session:
             project = get_project(session, project_name)
             target = out or child_path(Config.from_env().exports_path,
                                        DEFAULT_NAMES[fmt].format(p=project.slug))

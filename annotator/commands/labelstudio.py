@@ -62,9 +62,10 @@ def push(project_name, email_domain, url, token):
     from annotator.interop.labelstudio_layout import layout
     from annotator.interop.labelstudio_tasks import to_tasks
     from annotator.models import User
+    from annotator.operations import work
 
     database = open_database()
-    with database.session() as session:
+    with work.session(database) as session:
         project = project_or_exit(session, project_name)
         schema = project_schema(project)
         records = project_records(session, project)
@@ -137,6 +138,7 @@ def pull(project_name, ls_project, out, do_import, email_domain, item_key, allow
     from annotator.ingest import IngestError
     from annotator.interop import labelstudio_server
     from annotator.interop.labelstudio_pull import pull_into
+    from annotator.operations import work
 
     ls = connect(url, token)
     with tempfile.TemporaryDirectory() as tmp:
@@ -152,7 +154,7 @@ def pull(project_name, ls_project, out, do_import, email_domain, item_key, allow
         keys = tuple(k.strip() for k in (item_key or "").split(",") if k.strip())
         database = open_database()
         try:
-            with database.session() as session:
+            with work.session(database) as session:
                 project = project_or_exit(session, project_name)
                 summary = pull_into(session, project, path, members=members, item_key=keys,
                                     allow_deletions=allow_deletions,

@@ -36,6 +36,7 @@ from annotator.interop.records import AnnotationRecord, ImportOptions, ImportRep
 from annotator.models import Assignment, Document, Edit, Project, User
 from annotator.schemas.files import project_schema
 from annotator.study import audit
+from annotator.study.queue_marks import document_changed
 
 
 @dataclass
@@ -193,6 +194,7 @@ def _clear(session: Session, project: Project, cleared: list[AnnotationRecord],
         assignment.meta = {k: v for k, v in (assignment.meta or {}).items()
                            if k != "labelstudio"}
         summary.cleared.append(line)
+        document_changed(session, assignment.document_id)
     session.flush()
 
 
