@@ -219,3 +219,69 @@ def test_the_web_pages_commit_only_through_the_commit_helper():
             if re.search(r"\.commit\(\)", line)]
     assert bare == []
     assert "commit_work()" in (web / "api.py").read_text(encoding="utf-8")
+
+
+# The models a queue entry is computed from (annotator.study.queue_marks).
+QUEUE_INPUTS = {"Assignment", "Edit", "Span", "Rating", "AdjudicationDecision",
+                "AdjudicationState", "GoldEdit", "GoldRating", "TieBreakRequest"}
+# Calling one of these marks the document (store.record / store.recorded call
+# document_changed: every decision, and the gold and tie-breaks made with it).
+MARKING_CALLS = {"document_changed", "project_changed", "record", "recorded"}
+MARKING_MODULES = {"annotator.study.queue_marks", "annotator.adjudication.queue",
+                   "annotator.adjudication.store"}
+# Modules that build a queue input without changing what the entry reads: the view's
+# default state of a document nobody adjudicated yet is never added to the session.
+BUILDS_WITHOUT_CHANGING = {"adjudication/view.py"}
+
+
+def _unmarked_writers() -> list[str]:
+    """Modules that construct a queue input model (or run a bulk insert, update or delete
+    on one) and call nothing that marks the document."""
+    import ast
+
+    package = Path(__file__).resolve().parents[1] / "annotator"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        name = path.relative_to(package).as_posix()
+        if name in BUILDS_WITHOUT_CHANGING or "migrations" in path.parts:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        models = {a.asname or a.name for node in ast.walk(tree)
+                  if isinstance(node, ast.ImportFrom) and node.module == "annotator.models"
+                  for a in node.names if a.name in QUEUE_INPUTS}
+        marking = {a.asname or a.name for node in ast.walk(tree)
+                   if isinstance(node, ast.ImportFrom) and node.module in MARKING_MODULES
+                   for a in node.names if a.name in MARKING_CALLS}
+        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+        called = {c.func.id for c in calls if isinstance(c.func, ast.Name)} & marking
+        called |= {f"{c.func.value.id}.{c.func.attr}" for c in calls
+                   if isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name)
+                   and c.func.value.id in ("store", "queue") and c.func.attr in MARKING_CALLS}
+        writes = any(isinstance(c.func, ast.Name) and (
+            c.func.id in models or (c.func.id in ("insert", "update", "delete") and c.args
+                                    and isinstance(c.args[0], ast.Name)
+                                    and c.args[0].id in models)) for c in calls)
+        if writes and not called:
+            found.append(name)
+    return found
+
+
+def test_every_module_writing_a_queue_input_marks_the_document():
+    """Forgetting the mark cannot pass silently: a module that builds or bulk-writes an
+    assignment, edit, span, rating, decision, state, gold or tie-break row calls
+    ``document_changed`` (or a function that does)."""
+    assert _unmarked_writers() == []
+
+
+def test_the_writer_scan_finds_a_module_that_forgets(monkeypatch):
+    """The scan above can fail: without its marking call the bulk module is reported."""
+    original = Path.read_text
+
+    def without_marks(path, *args, **kwargs):
+        text = original(path, *args, **kwargs)
+        if path.name == "bulk.py" and path.parent.name == "annotate":
+            text = text.replace("document_changed(", "print(")
+        return text
+
+    monkeypatch.setattr(Path, "read_text", without_marks)
+    assert _unmarked_writers() == ["annotate/bulk.py"]

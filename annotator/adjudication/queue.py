@@ -17,7 +17,7 @@ computing all of them on every page view took 155 s at 100k documents. So:
    write; an entry left stale (its recomputation failed, a caller committed without
    settling, or a migration created it) is counted on the page and recomputed by the next
    settled change of its document or by :func:`refresh_stale` (a ``queue-refresh`` job,
-   ``annotator adjudicate refresh``, and every schema upgrade run by a command).
+   ``annotator adjudicate refresh-queue``, and every schema upgrade run by a command).
 
 Explicit calls rather than Session hooks (issue 45): what a save does is visible where it
 is saved, and no other session in the process runs adjudication code.

@@ -3,12 +3,12 @@
 The stored queue (:mod:`annotator.adjudication.queue`) is derived from a document's
 assignments, edits, spans, ratings, decisions, adjudication state, gold and tie-break
 requests. Every function that writes one of them calls :func:`document_changed` with the
-document's id, in its own transaction: the entry's ``changes`` counter is bumped at once
+document's id, in the writer's transaction: the entry's ``changes`` counter is bumped at once
 (an UPSERT that creates a missing entry), so the entry is stale from that moment, and the
 id is remembered in the session until the caller's commit helper settles it
 (``queue.settle``: ``web.commits.commit_work``, ``operations.work.session``). A caller that
 commits without settling leaves the entry stale, never wrong: the queue page counts stale
-entries, and a ``queue-refresh`` job or ``annotator adjudicate refresh`` recomputes them.
+entries, and a ``queue-refresh`` job or ``annotator adjudicate refresh-queue`` recomputes them.
 
 This module sits on the study floor, below every writer (ingest, annotate, interop,
 adjudication, evaluation, operations), so each of them can mark what it changed; it knows
