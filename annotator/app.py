@@ -15,6 +15,8 @@ from annotator.config import Config, current, use
 from annotator.core import strict_json
 from annotator.core.resources import static_dir, templates_dir
 from annotator.db import Database
+from annotator.evaluation import modes as _task_mode_hooks  # noqa: F401  (registers them)
+from annotator.operations import work
 from annotator.releases.adopt import adopt_release_folders
 from annotator.web import (
     adjudicate,
@@ -72,7 +74,7 @@ def create_app(config: Config | None = None, *, migrate: bool = True) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config.proxies, x_proto=config.proxies)
     database = Database(config.database_url)
     if migrate:
-        database.upgrade()
+        work.upgrade(database)  # and the queue entries a migration left stale
         # Release folders cut before releases moved into the database: stored once here
         # (a start-up write, never one in a page view).
         with database.session() as session:

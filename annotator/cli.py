@@ -12,6 +12,10 @@ import click
 
 from annotator.config import Config, SettingError, use
 
+# The task modes' hooks (annotator.annotate.modes), registered for every command; cheap:
+# each loads its evaluation module on first call.
+from annotator.evaluation import modes as _task_mode_hooks  # noqa: F401
+
 # command name -> (module, attribute, summary). The summary is what `annotator --help`
 # lists, so that the listing imports no command module (they pull in SQLAlchemy, NumPy,
 # the embedding stack); tests/test_cli_startup.py checks each summary opens its command's

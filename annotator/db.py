@@ -15,7 +15,6 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from annotator.adjudication.queue import QueueKeepingSession, refresh_stale
 from annotator.core.sqlite_connection import BUSY_TIMEOUT_SECONDS, apply_pragmas
 from annotator.migrations import upgrade
 
@@ -37,9 +36,9 @@ class Database:
     def __init__(self, database_url: str):
         self.url = database_url
         self.engine = make_engine(database_url)
-        # Every session keeps the stored adjudication queue current (see the class).
-        self.sessions = sessionmaker(self.engine, class_=QueueKeepingSession,
-                                     expire_on_commit=False)
+        # Storage only: the domain work around a commit (the adjudication queue's
+        # settling) is the callers' commit helpers' (operations.work, web.commits).
+        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -55,12 +54,10 @@ class Database:
             session.close()
 
     def upgrade(self) -> None:
-        """Bring the schema to the newest migration (creates it on an empty database), then
-        compute the adjudication queue entries a migration (or a failed recomputation) left
-        stale: writes belong here, at start-up, never in a page view."""
+        """Bring the schema to the newest migration (creates it on an empty database).
+        Commands and the app start through ``operations.work.upgrade``, which then also
+        recomputes the adjudication queue entries a migration left stale."""
         upgrade(self.engine)
-        with self.session() as session:
-            refresh_stale(session)
 
     def dispose(self) -> None:
         self.engine.dispose()

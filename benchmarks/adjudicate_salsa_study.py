@@ -259,6 +259,8 @@ def run(records: int, span_merge: str, workdir: Path) -> dict:
     from annotator.adjudication.gold import gold_record
     from annotator.db import Database
     from annotator.models import AdjudicationDecision, Assignment, Document, Project
+    from annotator.operations import work
+    from annotator.study.queue_marks import document_changed
 
     published = json.loads((salsa_dir() / "salsa.json").read_text(encoding="utf-8"))
     published = published[:records]
@@ -281,9 +283,11 @@ def run(records: int, span_merge: str, workdir: Path) -> dict:
     annotator("adjudicate", "rules", "salsa", "--edit-rule", "majority", "--span-merge",
               span_merge)
     database = Database(url)
-    with database.session() as session:
+    with work.session(database) as session:
         for a in session.scalars(select(Assignment)):
             a.status = "done"
+        # Set directly (the study's own statuses are drafts): marked as a writer would.
+        document_changed(session, *session.scalars(select(Assignment.document_id)))
     start = time.perf_counter()
     summary = json.loads(annotator("adjudicate", "auto", "salsa", "--no-embeddings", "--json"))
     seconds = time.perf_counter() - start

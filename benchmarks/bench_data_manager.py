@@ -31,6 +31,7 @@ from annotator.config import Config  # noqa: E402
 from annotator.db import Database  # noqa: E402
 from annotator.ingest import import_file  # noqa: E402
 from annotator.models import Assignment  # noqa: E402
+from annotator.operations import work  # noqa: E402
 from annotator.study.accounts import create_user  # noqa: E402
 from annotator.study.projects import create_project  # noqa: E402
 
@@ -48,7 +49,7 @@ def build(tmp: Path, documents: int) -> tuple[Config, int]:
     records = tmp / "docs.jsonl"
     records.write_text("".join(json.dumps({"id": f"d{i}", "source": SOURCE.format(n=i),
                                            "target": TARGET}) + "\n" for i in range(documents)))
-    with database.session() as session:
+    with work.session(database) as session:
         lead = create_user(session, "lead", PASSWORD, "lead")
         for name in ("ana", "ben"):
             create_user(session, name, PASSWORD, "annotator")

@@ -32,7 +32,7 @@ from annotator.core.records import read_documents  # noqa: E402
 from annotator.db import Database  # noqa: E402
 from annotator.ingest import import_file  # noqa: E402
 from annotator.interop.thresh import read_thresh  # noqa: E402
-from annotator.schemas import load_schema  # noqa: E402
+from annotator.schemas.files import load_schema  # noqa: E402
 from annotator.study.projects import create_project  # noqa: E402
 
 WORDS = ("patients received the drug twice daily for twelve weeks and blood pressure fell "

@@ -18,6 +18,7 @@ from annotator.annotate.assignment import assign_documents
 from annotator.annotate.store import create_edit, set_rating, set_status
 from annotator.ingest import import_file
 from annotator.models import Assignment, Document, Project, User
+from annotator.operations import work
 from annotator.releases import cut_release
 from annotator.releases.browse import release_folder
 from annotator.releases.export import export_folder
@@ -65,7 +66,7 @@ def qa_study(database, users, tmp_path):
     ben made; q2 has identical edits from both; q3 is not finished."""
     records = [{"id": f"q{i}", "source": SOURCE, "target": TARGET, "meta": {"system": "m"}}
                for i in (1, 2, 3)]
-    with database.session() as session:
+    with work.session(database) as session:
         lee = session.get(User, users["lee"])
         project = create_project(session, "qa", "infolossqa", leads=[lee])
         import_file(session, project, write_jsonl(tmp_path / "qa.jsonl", records))
@@ -102,7 +103,7 @@ def factuality_study(database, users, tmp_path):
     records = [{"id": "f1", "sentences": [
         {"source": "Mice received 5 mg of drug X.", "target": "Mice got a drug."},
         {"source": "Tumours shrank by half.", "target": "Tumours grew, doctors said."}]}]
-    with database.session() as session:
+    with work.session(database) as session:
         cy = create_user(session, "cy", PASSWORD, "annotator")
         lee = session.get(User, users["lee"])
         project = create_project(session, "fact", "factuality", leads=[lee])
@@ -129,7 +130,7 @@ def project_of(session, ids) -> Project:
 def adjudicated(database, qa_study):
     """q2 resolved by the automatic rules; q1 by the lead (accept ben's dose question,
     reject the design edit); q3 never finished."""
-    with database.session() as session:
+    with work.session(database) as session:
         lee = session.get(User, qa_study["users"]["lee"])
         apply_automatic(session, load(session, qa_study, "q2"))
         q1 = load(session, qa_study, "q1")
@@ -143,7 +144,7 @@ def adjudicated(database, qa_study):
 def release(database, ids, exports=None, version="v1", **options):
     """Cut release ``version`` into the database; with ``exports``, also export it as the
     folder ``<exports>/<slug>/<version>/`` that tests read files from."""
-    with database.session() as session:
+    with work.session(database) as session:
         project = project_of(session, ids)
         manifest = cut_release(session, project, version, bootstrap=20, **options)
         if exports is not None:

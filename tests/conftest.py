@@ -18,6 +18,7 @@ from annotator import config as config_module
 from annotator.app import create_app
 from annotator.config import Config
 from annotator.db import Database
+from annotator.operations import work
 from annotator.study.accounts import create_user
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
@@ -222,7 +223,7 @@ def study(database, users, tmp_path):
 
     records = pairs(3)
     records[2]["target"] = "Fine. <script>window.__pwned = 1</script><img src=x onerror=alert(1)>"
-    with database.session() as session:
+    with work.session(database) as session:
         project = create_project(session, "trial", "infolossqa",
                                  leads=[session.get(User, users["lee"])])
         import_file(session, project, write_jsonl(tmp_path / "trial.jsonl", records))

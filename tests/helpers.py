@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from annotator.annotate.assignment import assign_documents
 from annotator.ingest import import_file
 from annotator.models import Assignment, AuditEvent, Document, Edit, Rating, Span, User
+from annotator.operations import work
 from annotator.study.projects import create_project
 
 # Real, published study files kept with the tests (tests/data/README.md: sources, licences,
@@ -121,7 +122,7 @@ def factuality_sentence_pairs(database, users, tmp_path) -> list[int]:
          "target": "Blood pressure went down with the medicine."},
         {"source": "Hyperkalaemia occurred in 3 patients.",
          "target": "Three patients had high potassium, and all of them died."}]}]
-    with database.session() as session:
+    with work.session(database) as session:
         project = create_project(session, "facts", "factuality",
                                  leads=[session.get(User, users["lee"])])
         import_file(session, project, write_jsonl(tmp_path / "facts.jsonl", records))
@@ -170,7 +171,7 @@ def schema_file_assignment(database, tmp_path, project_name: str, file_name: str
     schema = tmp_path / file_name
     schema.write_text(text, encoding="utf-8")
     records = pairs(1)
-    with database.session() as session:
+    with work.session(database) as session:
         project = create_project(session, project_name, str(schema))
         import_file(session, project, write_jsonl(tmp_path / "pairs.jsonl", records))
         assign_documents(session, project, ["ana"], per_document=1)

@@ -1,5 +1,5 @@
 """`adjudicate auto` (queue marks deferred to one UPSERT per batch) decides exactly what
-applying the rules document by document does (a queue UPSERT on every flush), on a
+applying the rules document by document does (a queue UPSERT on every decision), on a
 generated SALSA-shaped three-annotator study (the benchmark's generator)."""
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from annotator.models import (
     GoldEdit,
     Project,
 )
+from annotator.operations import work
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location(
@@ -65,7 +66,7 @@ def test_batched_command_decides_what_the_per_document_path_decides(tmp_path, mo
     assert summary["documents"] == 24
 
     database = Database(urls["single"])
-    with database.session() as session:
+    with work.session(database) as session:
         project = session.scalars(select(Project).where(Project.name == "salsa")).one()
         completed = 0
         for document in open_ready_documents(session, project):
@@ -81,7 +82,7 @@ def test_batched_command_decides_what_the_per_document_path_decides(tmp_path, mo
     queues = {"batched": batched.pop("queue"), "single": single.pop("queue")}
     assert batched == single
     # every decided document's queue entry was bumped (the per-document path once per
-    # flush, the batched one once per run) and recomputed when the run committed
+    # decision, the batched one once per run) and recomputed when the run committed
     decided = {d[0] for d in batched["decisions"]}
     assert len(decided) == 24
     for queue in queues.values():

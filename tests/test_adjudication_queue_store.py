@@ -8,8 +8,10 @@ import pytest
 from annotator.adjudication import decisions as d
 from annotator.adjudication import store
 from annotator.adjudication.overview import adjudication_queue, complete
-from annotator.adjudication.queue import mark_changed, refresh_stale, stored_queue
+from annotator.adjudication.queue import refresh_stale, stored_queue
 from annotator.models import AdjudicationQueueEntry, User
+from annotator.operations import work
+from annotator.study.queue_marks import mark_changed
 from tests.adjudication_fixtures import load, mark_done, project_of
 from tests.conftest import login
 
@@ -28,13 +30,13 @@ def test_stored_queue_equals_the_full_computation_and_follows_each_change(databa
         assert stored_queue(session, project.id, field_name="oversimplification").total == 1
         assert stored_queue(session, project.id, pair=("ana", "cy")).total == 0
 
-    with database.session() as session:  # q3 done by both: it joins the queue
+    with work.session(database) as session:  # q3 done by both: it joins the queue
         mark_done(session, load(session, qa_study, "q3"), "ana", "ben")
     with database.session() as session:  # recomputed when that change committed
         assert refresh_stale(session, qa_study["project_id"]) == 0
         assert stored_queue(session, qa_study["project_id"]).total == 3
 
-    with database.session() as session:  # q2 decided and completed: it moves down
+    with work.session(database) as session:  # q2 decided and completed: it moves down
         lee = session.get(User, qa_study["users"]["lee"])
         q2 = load(session, qa_study, "q2")
         (unit,) = store.current_units(session, q2)
@@ -46,7 +48,7 @@ def test_stored_queue_equals_the_full_computation_and_follows_each_change(databa
         assert _view(entries) == _view(adjudication_queue(session, project))
         assert (entries[-1].document.external_id, entries[-1].status) == ("q2", "complete")
 
-    with database.session() as session:  # reopened: open again
+    with work.session(database) as session:  # reopened: open again
         lee = session.get(User, qa_study["users"]["lee"])
         d.reopen(session, load(session, qa_study, "q2"), lee, "second look")
     with database.session() as session:
@@ -106,7 +108,7 @@ def test_the_queue_page_only_reads_and_changes_are_current_when_they_commit(
         app, client, database, qa_study):
     login(client, "lee")
     url = f"/projects/{qa_study['project_id']}/adjudicate"
-    with database.session() as session:
+    with work.session(database) as session:
         mark_done(session, load(session, qa_study, "q3"), "ana", "ben")
     pages = []
     writes = _writes_during(database, lambda: pages.append(client.get(url)))
@@ -125,7 +127,7 @@ def test_a_failed_recomputation_keeps_the_save_and_is_shown_and_repaired(
         raise RuntimeError("queue bug")
 
     monkeypatch.setattr(queue_module, "document_entry", broken)
-    with database.session() as session:  # the save itself commits
+    with work.session(database) as session:  # the save itself commits
         mark_done(session, load(session, qa_study, "q3"), "ana", "ben")
     assert "queue bug" in caplog.text
     with database.session() as session:

@@ -1,22 +1,23 @@
-"""Issue 30: the adjudication queue's wiring is declared, not global. The hooks that keep
-the stored queue current sit on the project's own session class only (SQLAlchemy's
-``Session`` carries none, so no other session in the process runs adjudication code), and
-a schema revision, which no flush shows, marks and recomputes the project's entries by a
-named call."""
+"""The adjudication queue's wiring is explicit (issue 45; issue 30 declared it): the
+project's sessions are plain SQLAlchemy sessions with no hook; a writer marks the documents
+it changes (``study.queue_marks.document_changed``) and the commit helper
+(``operations.work``) settles them; a write that no writer function shows, a schema
+revision, marks the project's entries by a named call."""
 
 from __future__ import annotations
 
-from sqlalchemy import event, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotator.adjudication import queue
 from annotator.adjudication.overview import document_entry
+from annotator.annotate import bulk
 from annotator.models import AdjudicationQueueEntry, Assignment, Document, Project
+from annotator.operations import work
 from annotator.operations.schema_revision import revise_schema
-from annotator.schemas import load_schema, parse_schema
-
-HOOKS = (("before_flush", queue._touched), ("after_flush", queue._mark),
-         ("before_commit", queue._refresh_marked), ("after_rollback", queue._forget_marks))
+from annotator.schemas import parse_schema
+from annotator.schemas.files import load_schema
+from annotator.study.queue_marks import mark_changed
 
 
 def entries(session) -> dict[int, tuple[int, int, bool]]:
@@ -24,12 +25,22 @@ def entries(session) -> dict[int, tuple[int, int, bool]]:
             for e in session.scalars(select(AdjudicationQueueEntry))}
 
 
-def test_no_hook_on_sqlalchemys_session_class_only_on_the_projects(database, qa_study):
-    for name, hook in HOOKS:
-        assert not event.contains(Session, name, hook)
-        assert event.contains(queue.QueueKeepingSession, name, hook)
+def test_a_writer_marks_and_only_the_commit_helper_settles(database, qa_study):
+    """The project's session is SQLAlchemy's own; the writer bumps ``changes`` in its
+    transaction, whoever commits; the entry is recomputed only where the commit helper
+    settles it."""
+    q1, project_id = qa_study["docs"]["q1"], qa_study["project_id"]
     with database.session() as session:
-        assert isinstance(session, queue.QueueKeepingSession)
+        assert type(session).__bases__ == (Session,)  # sessionmaker's own subclass, no hooks
+        before = entries(session)[q1]
+        bulk.reopen(session, session.get(Project, project_id), [q1], username="ana")
+    with database.session() as session:
+        changes, computed, stale = entries(session)[q1]
+        assert (changes, computed, stale) == (before[0] + 1, before[1], True)
+    with work.session(database) as session:
+        bulk.reopen(session, session.get(Project, project_id), [q1], username="ben")
+    with database.session() as session:
+        assert entries(session)[q1] == (before[0] + 2, before[0] + 2, False)
 
 
 def test_a_foreign_session_runs_no_adjudication_code(database, qa_study):
@@ -42,7 +53,7 @@ def test_a_foreign_session_runs_no_adjudication_code(database, qa_study):
         foreign.commit()
     with database.session() as session:
         assert entries(session) == before  # nothing marked: only our sessions mark
-        queue.mark_changed(session.connection(), [q3])  # what a service of ours would do
+        mark_changed(session.connection(), [q3])  # what a writer of ours would do
     with database.session() as session:
         assert entries(session)[q3][2] is True  # marked, left for the next refresh
 
@@ -51,6 +62,7 @@ def test_a_schema_revision_marks_and_recomputes_every_entry_of_the_project(datab
                                                                           qa_study):
     with database.session() as session:
         before = entries(session)
+    with work.session(database) as session:
         project = session.get(Project, qa_study["project_id"])
         text = load_schema("infolossqa").source_text.replace(
             "prehighlighters:", "  - name: praise\n    sides: [target]\nprehighlighters:")
@@ -74,7 +86,7 @@ def test_the_command_line_reads_the_stored_queue_the_page_reads(env, database, q
 
     q1 = qa_study["docs"]["q1"]
     with database.session() as session:
-        queue.mark_changed(session.connection(), [q1])  # left stale, as a failed recompute
+        mark_changed(session.connection(), [q1])  # left stale, as a failed recompute
     result = CliRunner().invoke(main, ["adjudicate", "status", "qa"])
     assert result.exit_code == 0, result.output
     listed = [line.split("\t")[0] for line in result.output.splitlines()]

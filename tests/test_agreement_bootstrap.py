@@ -6,7 +6,7 @@ import pytest
 from annotator.agreement.bootstrap import Bootstrap, carrying_documents
 from annotator.agreement.data import AgreementInput, Document, Rating
 from annotator.agreement.report import build_report
-from annotator.schemas import load_schema
+from annotator.schemas.files import load_schema
 
 
 def _doc(i):

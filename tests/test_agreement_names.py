@@ -8,7 +8,7 @@ from annotator.agreement.html_report import render_html
 from annotator.agreement.names import describe
 from annotator.agreement.report import build_report
 from annotator.commands.agreement import summary_text
-from annotator.schemas import load_schema
+from annotator.schemas.files import load_schema
 
 
 def _report():

@@ -21,7 +21,7 @@ from annotator.agreement.data import (
 from annotator.agreement.html_report import render_html
 from annotator.agreement.report import build_report
 from annotator.agreement.synthetic import hash_embed, make_input, schema
-from annotator.schemas import load_schema
+from annotator.schemas.files import load_schema
 
 TOP_KEYS = {"schema", "settings", "counts", "warnings", "fields", "aggregation", "edit_fields",
             "spans", "annotators", "question_similarity", "sections", "positions",

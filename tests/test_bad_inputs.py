@@ -114,7 +114,7 @@ def test_csv_span_cells_take_only_ascii_start_end(tmp_path, cell):
     """The one span rule reads a CSV spans cell: Python's int() alone accepted ``1_0``,
     ``+3`` and Arabic-Indic digits as offsets."""
     from annotator.interop.tabular import read_csv
-    from annotator.schemas import load_schema
+    from annotator.schemas.files import load_schema
 
     path = tmp_path / "work.csv"
     path.write_text("document_id,annotator,status,seconds_spent,kind,edit_type,source_spans\n"

@@ -144,7 +144,7 @@ def test_a_guideline_is_rendered_as_text_not_html():
     schema = schema_from_text("name: x\nedit_types:\n  - name: d\n    label: D\n"
                               "    sides: [source]\nguideline: '<script>alert(1)</script>'\n",
                               "x.yaml")
-    from annotator.study.guideline_text import markdown_html, schema_guideline
+    from annotator.schemas.guideline_text import markdown_html, schema_guideline
     html = markdown_html(schema_guideline(schema).markdown)
     assert "<script>" not in html and "&lt;script&gt;" in html
 
@@ -156,8 +156,8 @@ def _write(folder, name, text):
 
 
 def test_the_built_in_schemas_keep_their_guideline_files():
-    from annotator.schemas import load_schema
-    from annotator.study.guideline_text import guideline_markdown, schema_guideline
+    from annotator.schemas.files import load_schema
+    from annotator.schemas.guideline_text import guideline_markdown, schema_guideline
     guideline = schema_guideline(load_schema("infolossqa"))
     assert guideline.file == "infolossqa.md"
     assert guideline.markdown == guideline_markdown("infolossqa.md")

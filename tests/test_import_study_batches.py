@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from annotator.cli import main
 from annotator.db import Database
 from annotator.models import Assignment, AuditEvent, Document, Project, Rating, User
-from annotator.schemas import load_schema
+from annotator.schemas.files import load_schema
 from tests.helpers import INFOLOSSQA_CONFIG, INFOLOSSQA_FILES
 
 ITEM_KEY = {"accuracy": "edit_id", "recall": "reference_id,prediction_id"}

@@ -16,7 +16,7 @@ from annotator.interop.importing import import_annotations
 from annotator.interop.labelstudio_config import labeling_config, parse
 from annotator.interop.labelstudio_tasks import to_tasks
 from annotator.models import Project, User
-from annotator.schemas import load_schema
+from annotator.schemas.files import load_schema
 from annotator.study.projects import create_project
 from tests.helpers import row_counts
 

@@ -14,7 +14,7 @@ from annotator.cli import main
 from annotator.db import Database
 from annotator.interop.labelstudio_layout import ANNOTATION_KEYS
 from annotator.models import Assignment, Document, Project, Rating, User
-from annotator.schemas import load_schema
+from annotator.schemas.files import load_schema
 from tests.helpers import INFOLOSSQA, INFOLOSSQA_CONFIG, INFOLOSSQA_FILES
 
 STUDY, CONFIG, FILES = INFOLOSSQA, INFOLOSSQA_CONFIG, INFOLOSSQA_FILES

@@ -17,7 +17,8 @@ from annotator.ingest import IngestError
 from annotator.interop.importing import import_annotations
 from annotator.interop.thresh_export import typology_yaml
 from annotator.models import Assignment, Edit, User
-from annotator.schemas import load_schema, parse_schema
+from annotator.schemas import parse_schema
+from annotator.schemas.files import load_schema
 from annotator.study.projects import create_project
 from tests.helpers import row_counts
 

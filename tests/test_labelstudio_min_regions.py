@@ -20,7 +20,7 @@ from annotator.interop.labelstudio import read_labelstudio
 from annotator.interop.labelstudio_layout import layout
 from annotator.interop.labelstudio_tasks import to_tasks
 from annotator.interop.thresh import read_thresh
-from annotator.schemas import load_schema
+from annotator.schemas.files import load_schema
 from tests.helpers import INFOLOSSQA, INFOLOSSQA_CONFIG, INFOLOSSQA_FILES
 
 TYPOLOGY = str(INFOLOSSQA / "config" / "thresh.yml")

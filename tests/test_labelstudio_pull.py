@@ -20,7 +20,7 @@ from annotator.interop.labelstudio_pull import pull_into
 from annotator.interop.labelstudio_tasks import to_tasks
 from annotator.interop.records import AnnotationRecord, EditIn, SpanIn
 from annotator.models import Assignment, AuditEvent, Edit, Project
-from annotator.schemas import load_schema
+from annotator.schemas.files import load_schema
 from annotator.study.projects import create_project
 from tests.helpers import INFOLOSSQA, infolossqa_pairs, row_counts, write_jsonl
 

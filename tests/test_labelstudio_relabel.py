@@ -11,7 +11,7 @@ from annotator.interop.labelstudio import read_labelstudio
 from annotator.interop.labelstudio_layout import layout
 from annotator.interop.labelstudio_tasks import to_tasks
 from annotator.interop.records import AnnotationRecord, EditIn, SpanIn
-from annotator.schemas import load_schema
+from annotator.schemas.files import load_schema
 from tests.helpers import INFOLOSSQA
 
 # InfoLossQA's Thresh typology: omission and concept each have their own Question and Answer

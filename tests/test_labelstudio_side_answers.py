@@ -13,7 +13,7 @@ from annotator.interop.labelstudio import read_labelstudio
 from annotator.interop.labelstudio_merge import SIDE_ANSWERS, merge_pull
 from annotator.interop.labelstudio_tasks import to_tasks
 from annotator.interop.records import AnnotationRecord, EditIn, ImportOptions, SpanIn
-from annotator.schemas import load_schema
+from annotator.schemas.files import load_schema
 from tests.helpers import INFOLOSSQA
 
 # InfoLossQA's Thresh typology: a fuzzy concept spans both texts.

@@ -19,8 +19,7 @@ from annotator.ingest import import_file
 from annotator.interop.records import AnnotationRecord, RatingIn, check_records
 from annotator.models import GoldRating, User
 from annotator.operations.schema_revision import preview_revision
-from annotator.schemas import load_schema
-from annotator.schemas.files import schema_from_text
+from annotator.schemas.files import load_schema, schema_from_text
 from annotator.study.projects import create_project
 from tests.conftest import csrf_token, login
 from tests.helpers import write_jsonl

@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select, text
 
-from annotator.annotate.modes import MODES, project_mode
+from annotator.annotate.modes import HOOK_NAMES, MODES, ModeHookMissing, project_mode
 from annotator.core.resources import demo_data_dir
 from annotator.core.vocabulary import TASK_MODES
 from annotator.db import Database
@@ -18,8 +21,9 @@ from annotator.evaluation.results import project_results
 from annotator.evaluation.store import assign_items, draw_sample
 from annotator.migrations import upgrade
 from annotator.models import Assignment, User
-from annotator.schemas import BUILTIN_DIR, SchemaError, load_schema, parse_schema
-from annotator.study.projects import create_project, project_schema
+from annotator.schemas import BUILTIN_DIR, SchemaError, parse_schema
+from annotator.schemas.files import load_schema, project_schema
+from annotator.study.projects import create_project
 from tests.conftest import csrf_token, login
 
 PACKAGE = Path(__file__).resolve().parents[1] / "annotator"
@@ -28,12 +32,37 @@ PACKAGE = Path(__file__).resolve().parents[1] / "annotator"
 def test_registry_covers_every_mode_a_schema_may_declare():
     assert tuple(MODES) == TASK_MODES
     for mode in MODES.values():
-        for hook in ("payload", "done_rule", "results", "demo", "rated_documents"):
-            if getattr(mode, hook) is not None:
+        for hook in HOOK_NAMES:
+            assert (mode.hook(hook) is not None) == (hook in mode.hooks), (mode.name, hook)
+            if hook in mode.hooks:
                 assert callable(mode.hook(hook)), (mode.name, hook)
         if mode.has_own_page:
             assert (PACKAGE.parent / "templates" / mode.page).is_file()
             assert mode.hook("payload") is not None
+
+
+def test_the_app_and_the_command_register_every_declared_hook():
+    """The functions behind the hooks are registered by annotator.evaluation.modes, which
+    the app factory and the ``annotator`` command import; without it, a declared hook is an
+    error, never a silent "no rule"."""
+    script = ("import json, sys\n"
+              "import annotator.annotate.modes as m\n"
+              "try:\n"
+              "    m.MODES['plainfact'].hook('rating_check')\n"
+              "    missing = None\n"
+              "except m.ModeHookMissing as exc:\n"
+              "    missing = str(exc)\n"
+              "import annotator.{entry}\n"
+              "print(json.dumps([missing, sorted((n, h) for n, mode in m.MODES.items()\n"
+              "    for h in mode.hooks if not callable(mode.hook(h)))]))\n")
+    for entry in ("cli", "app"):
+        result = subprocess.run([sys.executable, "-c", script.format(entry=entry)],
+                                capture_output=True, text=True, check=True)
+        missing, unregistered = json.loads(result.stdout)
+        assert "'plainfact': its 'rating_check' hook is not registered" in missing
+        assert unregistered == []
+    assert issubclass(ModeHookMissing, LookupError)
+    assert MODES["plainfact"].hook("rating_check")("relation", ["external", 2]) is not None
 
 
 def test_every_builtin_schema_declares_its_mode():

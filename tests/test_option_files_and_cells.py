@@ -56,7 +56,7 @@ def test_a_csv_multichoice_cell_holding_nan_stays_text_and_is_no_choice(tmp_path
     """A ``field``/``rating_value`` cell is parsed with the strict reader: ``[NaN]`` is not
     a list of choices (plain json.loads read it as [nan], a float stored as a choice)."""
     from annotator.interop.tabular import read_csv
-    from annotator.schemas import load_schema
+    from annotator.schemas.files import load_schema
 
     schema = load_schema("plainfact")
     path = tmp_path / "ratings.csv"

@@ -18,7 +18,7 @@ from annotator.cli import main
 from annotator.config import Config
 from annotator.models import Release, ReleaseBlob
 from annotator.releases import ReleaseError, list_releases, release_file
-from annotator.study.guideline_text import guideline_markdown
+from annotator.schemas.guideline_text import guideline_markdown
 from tests.adjudication_fixtures import project_of, release
 
 

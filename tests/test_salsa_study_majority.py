@@ -14,7 +14,7 @@ from sqlalchemy import select
 from annotator.adjudication.gold import gold_record
 from annotator.annotate.store import validate_fields
 from annotator.models import AdjudicationDecision, Document, Project
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 from tests.test_composites_adjudication import WHO, adjudicated_by_majority
 from tests.test_interop_real_studies import SALSA
 

@@ -12,8 +12,8 @@ from annotator.cli import main
 from annotator.config import Config
 from annotator.db import Database
 from annotator.models import AuditEvent, Project
-from annotator.schemas import SchemaError, load_schema, parse_schema
-from annotator.schemas.files import dump_schema, load_schema_file, schema_kind
+from annotator.schemas import SchemaError, parse_schema
+from annotator.schemas.files import dump_schema, load_schema, load_schema_file, schema_kind
 from annotator.schemas.thresh_typology import parse_typology
 
 OURS = """

@@ -3,7 +3,8 @@ what was expected."""
 
 import pytest
 
-from annotator.schemas import SchemaError, builtin_names, load_schema, parse_schema
+from annotator.schemas import SchemaError, builtin_names, parse_schema
+from annotator.schemas.files import load_schema
 
 VALID = """
 name: mini

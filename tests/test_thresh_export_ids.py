@@ -10,7 +10,7 @@ import copy
 from annotator.interop.records import EditIn, SpanIn
 from annotator.interop.thresh import read_thresh
 from annotator.interop.thresh_export import to_thresh
-from annotator.schemas import load_schema
+from annotator.schemas.files import load_schema
 from tests.helpers import INFOLOSSQA
 
 TYPOLOGY = str(INFOLOSSQA / "config" / "thresh.yml")

@@ -14,7 +14,7 @@ from typing import Callable
 from sqlalchemy.orm import Session
 
 from annotator.adjudication.overview import apply_automatic
-from annotator.adjudication.queue import deferred_marks, settle
+from annotator.adjudication.queue import settle_documents
 from annotator.adjudication.store import (
     AdjudicationError,
     batch_reads,
@@ -22,6 +22,7 @@ from annotator.adjudication.store import (
     preload_original_assignments,
 )
 from annotator.models import Project
+from annotator.study.queue_marks import deferred_marks
 
 CHUNK = 100
 
@@ -48,7 +49,7 @@ def adjudicate_project(session: Session, project: Project, *, embed=None,
                     if progress is not None:
                         progress(done, len(documents))
                     _decide(session, document, embed, summary)
-                settle(session, [d.id for d in chunk])  # their queue entries, now
+                settle_documents(session, [d.id for d in chunk])  # their entries, now
     return summary
 
 

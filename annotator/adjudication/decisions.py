@@ -30,7 +30,7 @@ from annotator.adjudication.store import (
 from annotator.annotate.store import ValidationFailed, validate_spans
 from annotator.models import AdjudicationDecision, GoldEdit
 from annotator.schemas.answers import validate_fields
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 
 
 def _unit_for(session, document, edit_ids, checked=None) -> tuple[Unit, list]:

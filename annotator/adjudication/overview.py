@@ -35,7 +35,7 @@ from annotator.adjudication.store import (
 )
 from annotator.annotate.store import ValidationFailed
 from annotator.models import AdjudicationDecision, AdjudicationState, Document, Project
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 
 
 def open_items(session: Session, document: Document, units: list[Unit] | None = None,

@@ -3,21 +3,24 @@
 Computing a document's queue entry (units, agreement, open decisions) takes milliseconds;
 computing all of them on every page view took 155 s at 100k documents. So:
 
-1. every flush of a :class:`QueueKeepingSession` (the only kind of session
-   ``Database.sessions`` makes) that touches a document's assignments, edits, ratings,
-   decisions, gold or tie-break requests bumps that document's ``changes`` counter in
-   ``adjudication_queue``
-   (one UPSERT per flush, in the same transaction: nothing can change a document without
-   marking it; batch commands wrap their loop in :func:`deferred_marks` for one UPSERT
-   per run, still inside the transaction);
-2. just before that transaction commits, the entries it marked are recomputed (a handful
-   after each action; a whole batch run's documents once at its end), each written with
-   ``WHERE changes = <value read>`` so that a change committed meanwhile keeps the entry
-   stale instead of being overwritten;
+1. every writer of a document's assignments, edits, ratings, decisions, gold or tie-break
+   requests calls :func:`annotator.study.queue_marks.document_changed`: the entry's
+   ``changes`` counter is bumped in the same transaction (batch commands wrap their loop
+   in ``deferred_marks`` for one UPSERT per run, still inside the transaction);
+2. right before the transaction commits, the caller's commit helper (one per kind of
+   caller: ``web.commits.commit_work`` for the pages, ``operations.work.session`` for
+   commands and workers) calls :func:`settle`, which recomputes the entries marked (a
+   handful after each action; a whole batch run's documents once at its end), each
+   written with ``WHERE changes = <value read>`` so that a change committed meanwhile
+   keeps the entry stale instead of being overwritten;
 3. the page only reads: one page of ready entries in order from an index. Reads never
-   write; an entry left stale (its recomputation failed, or a migration created it) is
-   counted on the page and recomputed by the next change of its document or by
-   :func:`refresh_stale` (run after every schema upgrade).
+   write; an entry left stale (its recomputation failed, a caller committed without
+   settling, or a migration created it) is counted on the page and recomputed by the next
+   settled change of its document or by :func:`refresh_stale` (a ``queue-refresh`` job,
+   ``annotator adjudicate refresh-queue``, and every schema upgrade run by a command).
+
+Explicit calls rather than Session hooks (issue 45): what a save does is visible where it
+is saved, and no other session in the process runs adjudication code.
 
 The entry itself is :func:`annotator.adjudication.overview.document_entry` (unchanged).
 """
@@ -25,113 +28,41 @@ The entry itself is :func:`annotator.adjudication.overview.document_entry` (unch
 from __future__ import annotations
 
 import logging
-from contextlib import contextmanager
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from sqlalchemy import event, func, select, update
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from annotator.models import (
-    AdjudicationDecision,
-    AdjudicationQueueEntry,
-    AdjudicationState,
-    Assignment,
-    Document,
-    Edit,
-    GoldEdit,
-    GoldRating,
-    Rating,
-    TieBreakRequest,
-)
+from annotator.models import AdjudicationQueueEntry, Document
+from annotator.study.queue_marks import DEFERRED, document_changed, mark_changed, take_marked
 
 log = logging.getLogger(__name__)
 
 PAGE_SIZE = 100
-_BY_DOCUMENT = (Assignment, AdjudicationDecision, AdjudicationState, GoldEdit, GoldRating,
-                TieBreakRequest)
-_BY_ASSIGNMENT = (Edit, Rating)
 
 
-def _touched(session: Session, _context, _instances) -> None:
-    documents = session.info.setdefault("queue_documents", set())
-    assignments = session.info.setdefault("queue_assignments", set())
-    for obj in (*session.new, *session.dirty, *session.deleted):
-        if isinstance(obj, _BY_DOCUMENT):
-            if obj.document_id is not None:
-                documents.add(obj.document_id)
-        elif isinstance(obj, _BY_ASSIGNMENT) and obj.assignment_id is not None:
-            assignments.add(obj.assignment_id)
-
-
-_DEFERRED = "queue_deferred"
-_TO_REFRESH = "queue_refresh"  # documents marked in this transaction, recomputed at commit
-
-
-def _mark(session: Session, _context) -> None:
-    documents = session.info.pop("queue_documents", set())
-    assignments = session.info.pop("queue_assignments", set())
-    if not documents and not assignments:
-        return
-    deferred = session.info.get(_DEFERRED)
-    if deferred is not None:  # inside deferred_marks: one UPSERT at the end of the batch
-        deferred[0].update(documents)
-        deferred[1].update(assignments)
-        return
-    _bump(session, documents, assignments)
-
-
-@contextmanager
-def deferred_marks(session: Session):
-    """Batch commands (``adjudicate auto``) flush thousands of times; bump the touched
-    documents' ``changes`` once when the block ends instead of once per flush. Still
-    inside the caller's transaction, so nothing commits unmarked. On an exception the
-    marks are written too (whoever catches it may still commit)."""
-    if _DEFERRED in session.info:  # nested: the outer block marks
-        yield
-        return
-    session.info[_DEFERRED] = (set(), set())
-    try:
-        yield
-    finally:
-        session.flush()  # pending changes are recorded while still deferred
-        documents, assignments = session.info.pop(_DEFERRED)
-        if documents or assignments:
-            _bump(session, documents, assignments)
-
-
-def settle(session: Session, document_ids: list[int]) -> None:
-    """For batch runs, inside :func:`deferred_marks` and ``batch_reads``: mark these
+def settle_documents(session: Session, document_ids: list[int]) -> None:
+    """For batch runs, inside ``deferred_marks`` and ``batch_reads``: mark these
     documents changed and recompute their entries now, while their reads are still
     memoised, instead of reading everything again when the run commits."""
     session.flush()
-    deferred = session.info.get(_DEFERRED)
+    deferred = session.info.get(DEFERRED)
     if deferred is not None:
-        deferred[0].difference_update(document_ids)
+        deferred.difference_update(document_ids)
     mark_changed(session.connection(), sorted(document_ids))
     _recompute_chunk(session, _stale_entries(
         session, AdjudicationQueueEntry.document_id.in_(sorted(document_ids))))
 
 
-def _bump(session: Session, documents: set, assignments: set) -> None:
-    connection = session.connection()
-    if assignments:
-        documents |= set(connection.scalars(select(Assignment.document_id).where(
-            Assignment.id.in_(sorted(assignments)))))
-    if documents:
-        mark_changed(connection, sorted(documents))
-        session.info.setdefault(_TO_REFRESH, set()).update(documents)
-
-
-def _refresh_marked(session: Session) -> None:
-    """``before_commit``: recompute the entries this transaction marked, so the queue is
-    current the moment the change is visible. The entry is derived data: if computing it
-    fails, the change still commits, the entry stays stale (the queue page counts it) and
-    the error is logged."""
+def settle(session: Session) -> None:
+    """Right before commit (the commit helpers call it): recompute the entries this
+    transaction marked, so the queue is current the moment the change is visible. The
+    entry is derived data: if computing it fails, the change still commits, the entry stays
+    stale (the queue page counts it) and the error is logged."""
     for _ in range(3):  # recomputing reads only; a second round is a safety margin
         session.flush()
-        documents = session.info.pop(_TO_REFRESH, None)
+        documents = take_marked(session)
         if not documents:
             return
         try:
@@ -143,55 +74,13 @@ def _refresh_marked(session: Session) -> None:
             return
 
 
-def _forget_marks(session: Session) -> None:
-    for key in ("queue_documents", "queue_assignments", _TO_REFRESH):
-        session.info.pop(key, None)
-
-
-def mark_changed(connection, document_ids: list[int]) -> None:
-    """Bump ``changes`` of these documents' entries (creating missing ones)."""
-    table = AdjudicationQueueEntry.__table__
-    insert = sqlite_insert
-    if connection.dialect.name == "postgresql":
-        # Imported here: on PostgreSQL the dialect is loaded already; on SQLite it would
-        # cost every command a tenth of a second at start-up for nothing.
-        from sqlalchemy.dialects.postgresql import insert
-    for start in range(0, len(document_ids), 500):
-        chunk = document_ids[start:start + 500]
-        rows = select(Document.id, Document.project_id, Document.position).where(
-            Document.id.in_(chunk))
-        statement = insert(table).from_select(["document_id", "project_id", "position"], rows)
-        connection.execute(statement.on_conflict_do_update(
-            index_elements=["document_id"],
-            set_={"changes": table.c.changes + 1, "stale": True}))
-
-
-class QueueKeepingSession(Session):
-    """The project's session: its flushes mark the queue entries of the documents they
-    touch and its commit recomputes them (module docstring).
-
-    The hooks sit on this class alone, never on SQLAlchemy's ``Session``: other sessions in
-    the process (Alembic's, a library's) run no adjudication code. They are hooks rather
-    than a call in every service because the queue is derived from eight tables written
-    in some thirty places (saves, imports, pulls, bulk status changes, decisions,
-    tie-breaks); a service that forgot the call would leave the queue wrong without a
-    trace, while a flush cannot. What a flush cannot see, a change of the project's schema,
-    is a named call: :func:`project_changed`."""
-
-
-event.listen(QueueKeepingSession, "before_flush", _touched)
-event.listen(QueueKeepingSession, "after_flush", _mark)
-event.listen(QueueKeepingSession, "before_commit", _refresh_marked)
-event.listen(QueueKeepingSession, "after_rollback", _forget_marks)
-
-
 def project_changed(session: Session, project_id: int) -> int:
-    """Mark every queue entry of the project changed (recomputed when the transaction
-    commits): the entries depend on the project's schema (its fields decide what is
-    disputed), which no flush of an annotation shows. Returns how many were marked."""
+    """Mark every queue entry of the project changed (recomputed when the caller settles):
+    the entries depend on the project's schema (its fields decide what is disputed), which
+    no annotation write shows. Returns how many were marked."""
     documents = sorted(session.scalars(select(Document.id).where(
         Document.project_id == project_id)))
-    _bump(session, set(documents), set())
+    document_changed(session, *documents)
     return len(documents)
 
 
@@ -217,8 +106,8 @@ def _stale_entries(session: Session, *where) -> list:
 
 # Imports inside functions: the entry's computation (units and agreement, with numpy)
 # loads the first time an entry is recomputed, not in every command that opens a database
-# (db.py imports this module for the session class; a document import recomputes nothing:
-# a third of `annotator import`'s start-up, benchmarks/bench_import_labelstudio.py).
+# (the commit helpers import this module; a document import recomputes nothing: a third
+# of `annotator import`'s start-up, benchmarks/bench_import_labelstudio.py).
 def document_entry(session: Session, document: Document):
     """:func:`annotator.adjudication.overview.document_entry`, loaded on first use."""
     from annotator.adjudication.overview import document_entry as compute

@@ -39,7 +39,7 @@ from annotator.models import (
     TieBreakRequest,
     User,
 )
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 
 RATING_KINDS = ("majority", "rating", "tiebreak")
 

@@ -42,6 +42,7 @@ from annotator.models import (
     User,
 )
 from annotator.study import audit
+from annotator.study.queue_marks import document_changed
 
 UNIT_KINDS = ("accept", "merge", "keep_both", "reject")
 UNDOABLE = UNIT_KINDS + ("rating", "majority", "tiebreak")
@@ -115,7 +116,10 @@ def new_decision(session: Session, document: Document, kind: str, user: User | N
 
 
 def recorded(session: Session, document: Document, decision: AdjudicationDecision) -> None:
-    """After the flush that gave ``decision`` its id: the batch memo and the audit trail."""
+    """After the flush that gave ``decision`` its id: the batch memo, the audit trail and
+    the document's queue entry (every decision, gold edit or rating, state change and
+    tie-break request comes with a decision recorded here)."""
+    document_changed(session, document.id)
     memo = session.info.get(_MEMO)
     if memo is not None and ("decisions", document.id) in memo:
         memo[("decisions", document.id)].append(decision)

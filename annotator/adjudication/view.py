@@ -22,7 +22,7 @@ from annotator.adjudication.store import (
 )
 from annotator.core.serialise import option_dicts, schema_to_dict
 from annotator.models import AdjudicationState, Document, Suggestion, TieBreakRequest
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 
 # Colour-blind-friendly palette (Okabe & Ito 2008), one colour per annotator.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442")

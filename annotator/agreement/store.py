@@ -22,7 +22,7 @@ from annotator.models import Assignment, Project, Suggestion, SuggestionAction
 from annotator.models import Document as DocumentRow
 from annotator.models import Edit as EditRow
 from annotator.models import Rating as RatingRow
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 
 
 def bootstrap_settings(project: Project) -> dict:

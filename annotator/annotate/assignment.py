@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from annotator.models import Assignment, Document, Project, ProjectMember, User
 from annotator.study import audit
 from annotator.study.projects import add_member
+from annotator.study.queue_marks import document_changed
 
 
 class AssignmentError(ValueError):
@@ -101,6 +102,7 @@ def assign_documents(
                 load[user.id] += 1
         session.add_all(made)
         session.flush()
+        document_changed(session, *(a.document_id for a in made))
         for assignment in made:
             session.expunge(assignment)
         created += len(made)

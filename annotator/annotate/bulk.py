@@ -16,6 +16,7 @@ from annotator.annotate.store import adjudication_started, set_status
 from annotator.models import Assignment, Document, Project
 from annotator.study import audit
 from annotator.study.projects import add_member
+from annotator.study.queue_marks import document_changed
 
 
 class BulkError(ValueError):
@@ -66,6 +67,7 @@ def assign_to(session: Session, project: Project, document_ids: list[int], usern
     for d in documents:
         session.add(Assignment(document_id=d.id, user_id=user.id))
     session.flush()
+    document_changed(session, *(d.id for d in documents))
     audit.record(session, "documents.assigned", user_id=user_id, project_id=project.id,
                  object_type="project", object_id=project.id, created=len(documents),
                  to=user.username, documents=[d.external_id for d in documents])
@@ -98,6 +100,7 @@ def reassign(session: Session, project: Project, document_ids: list[int], from_u
     for held in moving:
         held.user_id = target.id
     session.flush()
+    document_changed(session, *(held.document_id for held in moving))
     audit.record(session, "documents.reassigned", user_id=user_id, project_id=project.id,
                  object_type="project", object_id=project.id, moved=len(moving),
                  before=source.username, after=target.username,

@@ -4,8 +4,10 @@ on it, in one registry used by the web pages, the CLI, releases and the demo.
 A schema declares its mode (``mode: qa-quality``); nothing else in the code looks at a
 schema's name, so a custom YAML copied from a built-in under a new name keeps its mode.
 
-Each mode names (lazily, as ``module:function`` so that this module imports nothing
-heavy and no stage imports a later one at start-up):
+Each mode declares here which hooks it has; the functions behind them live on the
+evaluation floor, above this one, and are registered at one visible place,
+:mod:`annotator.evaluation.modes` (imported by the app factory and the ``annotator``
+command), so no stage imports a later one and no module is named by a string:
 
 - ``page``: the template of its own annotation page, or None for the ordinary annotation
   page (edits with spans, item ratings);
@@ -22,17 +24,25 @@ heavy and no stage imports a later one at start-up):
   beyond the schema's options (PlainFact: "external" cannot go with sentence numbers),
   applied by :func:`rating_problem` for the annotation API and every importer alike.
 
+A hook a mode declares but nobody registered is an error (:class:`ModeHookMissing`), never
+a silent "no rule".
+
 Pure: it imports no database code, so file readers can apply the mode's rules.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import import_module
 from typing import Callable
 
 from annotator.core.vocabulary import TASK_MODES
-from annotator.schemas.files import project_schema
+
+HOOK_NAMES = ("payload", "done_rule", "results", "demo", "rated_documents", "rating_check")
+
+
+class ModeHookMissing(LookupError):
+    """A mode declares a hook that :mod:`annotator.evaluation.modes` has not registered in
+    this process."""
 
 
 @dataclass(frozen=True)
@@ -40,18 +50,13 @@ class TaskMode:
     name: str
     description: str
     page: str | None = None
-    payload: str | None = None
-    done_rule: str | None = None
-    results: str | None = None
-    demo: str | None = None
-    rated_documents: str | None = None
+    hooks: frozenset[str] = frozenset()  # which of HOOK_NAMES this mode has
     tiebreak_on_page: bool = False
     routes_disagreements: bool = False
-    rating_check: str | None = None
 
     @property
     def has_results(self) -> bool:
-        return self.results is not None
+        return "results" in self.hooks
 
     @property
     def has_own_page(self) -> bool:
@@ -59,37 +64,44 @@ class TaskMode:
 
     def hook(self, name: str) -> Callable | None:
         """The function behind hook ``name``, or None when the mode has none."""
-        target = getattr(self, name)
-        if target is None:
+        if name not in HOOK_NAMES:
+            raise ValueError(f"no task mode hook is called {name!r}")
+        if name not in self.hooks:
             return None
-        module, function = target.split(":")
-        return getattr(import_module(module), function)
+        try:
+            return _REGISTERED[self.name][name]
+        except KeyError:
+            raise ModeHookMissing(
+                f"task mode {self.name!r}: its {name!r} hook is not registered; "
+                "import annotator.evaluation.modes (the app and the command do)") from None
 
 
-_PAGES = "annotator.evaluation.pages"
-_RESULTS = "annotator.evaluation.results"
-_DEMO = "annotator.evaluation.demo"
-_STORE = "annotator.evaluation.store"
+_REGISTERED: dict[str, dict[str, Callable]] = {}
+
+
+def register_hooks(mode: str, **functions: Callable) -> None:
+    """Register the functions behind ``mode``'s hooks: exactly the hooks it declares."""
+    declared = MODES[mode].hooks
+    if set(functions) != declared:
+        raise ValueError(f"task mode {mode!r} declares hooks {sorted(declared)}, "
+                         f"got {sorted(functions)}")
+    _REGISTERED[mode] = dict(functions)
+
 
 MODES: dict[str, TaskMode] = {m.name: m for m in (
     TaskMode("annotation", "Edits with spans and item ratings on the annotation page."),
     TaskMode("qa-quality", "Rate generated QA pairs on nine criteria (InfoLossQA evaluation).",
-             page="eval_qa_quality.html", payload=f"{_PAGES}:qa_quality_payload",
-             done_rule=f"{_PAGES}:qa_quality_missing", results=f"{_RESULTS}:qa_quality",
-             demo=f"{_DEMO}:prepare_qa_quality",
-             rated_documents=f"{_STORE}:documents_with_sampled_items"),
+             page="eval_qa_quality.html",
+             hooks=frozenset({"payload", "done_rule", "results", "demo", "rated_documents"})),
     TaskMode("qa-recall", "Say how fully model QA pairs recall reference QA pairs.",
-             page="eval_recall.html", payload=f"{_PAGES}:qa_recall_payload",
-             done_rule=f"{_PAGES}:qa_recall_missing", results=f"{_RESULTS}:qa_recall",
-             demo=f"{_DEMO}:prepare_qa_recall",
-             rated_documents=f"{_STORE}:documents_with_candidate_pairs"),
+             page="eval_recall.html",
+             hooks=frozenset({"payload", "done_rule", "results", "demo", "rated_documents"})),
     TaskMode("plaba", "PLABA quality axes per output sentence, on the annotation page.",
-             results=f"{_RESULTS}:plaba"),
+             hooks=frozenset({"results"})),
     TaskMode("plainfact", "PlainFact sentence typing; a third annotator resolves ties.",
-             page="eval_plainfact.html", payload=f"{_PAGES}:plainfact_payload",
-             results=f"{_RESULTS}:plainfact", demo=f"{_DEMO}:prepare_plainfact",
-             tiebreak_on_page=True, routes_disagreements=True,
-             rating_check="annotator.evaluation.plainfact:rating_problem"),
+             page="eval_plainfact.html",
+             hooks=frozenset({"payload", "results", "demo", "rating_check"}),
+             tiebreak_on_page=True, routes_disagreements=True),
 )}
 assert tuple(MODES) == TASK_MODES, "every mode the schemas may declare is registered"
 
@@ -103,6 +115,10 @@ def schema_mode(schema) -> TaskMode:
 
 
 def project_mode(project) -> TaskMode:
+    # Late: the schema reader (PyYAML) loads where a project's schema is read, not in every
+    # process that registers the modes' hooks (`annotator import`: tests/test_cli_startup.py).
+    from annotator.schemas.files import project_schema
+
     return schema_mode(project_schema(project))
 
 

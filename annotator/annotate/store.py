@@ -38,8 +38,9 @@ from annotator.models import (
 )
 from annotator.schemas import EditType, Schema
 from annotator.schemas.answers import rationale_problem, validate_fields
+from annotator.schemas.files import project_schema
 from annotator.study import audit
-from annotator.study.projects import project_schema
+from annotator.study.queue_marks import document_changed
 
 MAX_TIME_REPORT_SECONDS = 300  # one heartbeat never adds more than this
 
@@ -130,6 +131,7 @@ def create_edit(session: Session, assignment: Assignment, data: dict, user_id: i
     session.add(edit)
     _touch(assignment)
     session.flush()
+    document_changed(session, assignment.document_id)
     audit.record(session, "edit.created", user_id=user_id,
                  project_id=assignment.document.project_id, object_type="edit",
                  object_id=edit.id, after=edit_to_dict(edit))
@@ -154,6 +156,7 @@ def update_edit(session: Session, edit: Edit, data: dict, user_id: int) -> Edit:
     flag_modified(edit, "edit_type")
     _touch(assignment)
     session.flush()
+    document_changed(session, assignment.document_id)
     audit.record(session, "edit.updated", user_id=user_id,
                  project_id=assignment.document.project_id, object_type="edit",
                  object_id=edit.id, before=before, after=edit_to_dict(edit))
@@ -166,8 +169,10 @@ def delete_edit(session: Session, edit: Edit, version: Any, user_id: int) -> Non
     audit.record(session, "edit.deleted", user_id=user_id,
                  project_id=edit.assignment.document.project_id, object_type="edit",
                  object_id=edit.id, before=edit_to_dict(edit))
+    document_id = edit.assignment.document_id
     session.delete(edit)
     session.flush()
+    document_changed(session, document_id)
 
 
 # ---------------------------------------------------------------- ratings
@@ -206,6 +211,7 @@ def set_rating(session: Session, assignment: Assignment, data: dict, user_id: in
     rating.rationale = rationale
     _touch(assignment)
     session.flush()
+    document_changed(session, assignment.document_id)
     return rating
 
 
@@ -348,6 +354,7 @@ def set_status(session: Session, assignment: Assignment, status: Any, version: A
     before = assignment.status
     assignment.status = status
     session.flush()
+    document_changed(session, assignment.document_id)
     audit.record(session, "assignment.status", user_id=user_id,
                  project_id=assignment.document.project_id, object_type="assignment",
                  object_id=assignment.id, before=before, after=status)

@@ -17,7 +17,7 @@ from annotator.annotate.store import set_rating
 from annotator.core.keys import rating_key
 from annotator.models import Assignment, Document, Rating, TieBreakRequest
 from annotator.schemas import FieldSpec
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 
 
 @dataclass

@@ -24,19 +24,21 @@ SEED = click.IntRange(0, MAX_INTEGER)
 def open_database(upgrade: bool = True) -> Database:
     """The database every command works on (ANNOTATOR_DATABASE_URL or instance/)."""
     from annotator.db import Database
+    from annotator.operations import work
 
     database = Database(current().database_url)
     if upgrade:
-        database.upgrade()
+        work.upgrade(database)
     return database
 
 
 def adopt_release_folders(database: Database) -> list[str]:
     """Store release folders cut on disk before releases moved into the database
     (``annotator.releases.adopt``); says which, once."""
+    from annotator.operations import work
     from annotator.releases.adopt import adopt_release_folders as adopt
 
-    with database.session() as session:
+    with work.session(database) as session:
         adopted = adopt(session, current().exports_path)
     for name in adopted:
         click.echo(f"release folder stored in the database: {name}", err=True)

@@ -60,10 +60,11 @@ def auto(project_name, no_embeddings, dry_run, as_json):
     from annotator.adjudication.coverage import tally
     from annotator.adjudication.rules import RulesError
     from annotator.commands import progress_bar
+    from annotator.operations import work
 
     embed = _embed(no_embeddings)
     database = open_database()
-    with database.session() as session:
+    with work.session(database) as session:
         project = project_or_exit(session, project_name)
         with progress_bar("adjudicating") as progress:
             try:
@@ -127,10 +128,11 @@ def auto(project_name, no_embeddings, dry_run, as_json):
 def rules(project_name, edit_rule, min_agree, minority, fields, span_merge):
     """Show, or change, the automatic adjudication rules of PROJECT."""
     from annotator.adjudication.rules import AutoRules, RulesError
-    from annotator.study.projects import project_schema
+    from annotator.operations import work
+    from annotator.schemas.files import project_schema
 
     database = open_database()
-    with database.session() as session:
+    with work.session(database) as session:
         project = project_or_exit(session, project_name)
         settings = dict(project.settings or {})
         current = dict(settings.get("adjudication") or {})
@@ -186,9 +188,10 @@ def status(project_name):
     """The adjudication queue of PROJECT: ready documents, least agreement first (the
     stored queue the web page shows, entries left stale recomputed first)."""
     from annotator.adjudication.queue import refresh_stale, stored_queue
+    from annotator.operations import work
 
     database = open_database()
-    with database.session() as session:
+    with work.session(database) as session:
         project = project_or_exit(session, project_name)
         refresh_stale(session, project.id)  # a command may write; a page only reads
         page = stored_queue(session, project.id)
@@ -211,16 +214,17 @@ def refresh_queue(project_name, background):
     """Recompute PROJECT's adjudication queue entries left stale (every change recomputes
     its own document's entry when it commits; this repairs one that failed)."""
     from annotator.adjudication.queue import refresh_stale
+    from annotator.operations import work
     from annotator.study import jobs
 
     database = open_database(upgrade=False)
     if background:
-        with database.session() as session:
+        with work.session(database) as session:
             project = project_or_exit(session, project_name)
             job = jobs.enqueue(session, "queue-refresh", project.id)
             click.echo(f"queue refresh of {project.name} queued (job {job.id})")
         return
-    with database.session() as session:
+    with work.session(database) as session:
         project = project_or_exit(session, project_name)
         count = refresh_stale(session, project.id)
     click.echo(f"{count} queue entr{'y' if count == 1 else 'ies'} recomputed for {project.name}")

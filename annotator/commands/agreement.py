@@ -51,8 +51,10 @@ def agreement(project_name, as_json, html_path, bootstrap, seed, constituents, s
     Counts documents marked done by two or more annotators. Prints a summary, or with
     --json one JSON object whose keys are listed in the README.
     """
+    from annotator.operations import work
+
     database = open_database()
-    with database.session() as session:
+    with work.session(database) as session:
         project = project_or_exit(session, project_name)
         from annotator.agreement.store import bootstrap_settings, save_agreement_settings
 

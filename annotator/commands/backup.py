@@ -10,6 +10,7 @@ import click
 from annotator.commands import fail
 from annotator.config import current
 from annotator.db import Database
+from annotator.operations import work
 from annotator.operations.backup import BackupError, backup_database, restore_database
 
 
@@ -48,7 +49,7 @@ def restore(path):
         fail(str(exc))
     database = Database(config.database_url)
     try:
-        database.upgrade()  # (migrated and verified already: the start-up queue refresh)
+        work.upgrade(database)  # (migrated and verified already: the start-up queue refresh)
     finally:
         database.dispose()
     shown = database.engine.url.render_as_string(hide_password=True)

@@ -96,6 +96,7 @@ def import_command(project_name, files, fmt, update, annotator, name_pattern, ma
     listed as FILE:LINE: field 'NAME': what is wrong (got VALUE); --all-errors lists every
     one.
     """
+
     for file in files:
         if not file.exists():
             fail(f"{file}: no such file or folder")
@@ -146,9 +147,10 @@ def _import_documents(project_name: str, file: Path, fmt: str | None, update: bo
     if not isinstance(outcome, NotDirect):
         return outcome
     from annotator.ingest.store import import_file
+    from annotator.operations import work
 
     database = open_database()
-    with database.session() as session:
+    with work.session(database) as session:
         project = project_or_exit(session, project_name)
         with progress_bar("importing") as progress:
             return import_file(session, project, file, fmt, update=update, progress=progress,
@@ -207,6 +209,7 @@ def _import_annotations(project_name, paths, fmt, annotator, mappings, options, 
                         item_key=(), annotator_map=None, name_pattern=None):
     from annotator.interop.batches import annotation_files
     from annotator.interop.importing import import_annotation_files
+    from annotator.operations import work
 
     category_map = {}
     for item in mappings:
@@ -225,7 +228,7 @@ def _import_annotations(project_name, paths, fmt, annotator, mappings, options, 
              code=2)
     database = open_database()
     try:
-        with database.session() as session:
+        with work.session(database) as session:
             project = project_or_exit(session, project_name)
             report = import_annotation_files(session, project, files, fmt,
                                              category_map=category_map, options=options,
@@ -266,11 +269,12 @@ def assign(project_name, annotators, per_document):
     example after a new import); existing assignments are never moved.
     """
     from annotator.annotate.assignment import AssignmentError, assign_documents
+    from annotator.operations import work
 
     database = open_database()
     names = [n.strip() for n in annotators.split(",") if n.strip()] if annotators else None
     try:
-        with database.session() as session:
+        with work.session(database) as session:
             project = project_or_exit(session, project_name)
             summary = assign_documents(session, project, names, per_document=per_document)
     except AssignmentError as exc:

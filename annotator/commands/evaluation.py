@@ -37,8 +37,9 @@ def import_qa(project_name, path, model):
     spans do not occur in the texts are stored as invalid and listed."""
     from annotator.core.records import IngestError
     from annotator.evaluation.qa_import import import_predictions
+    from annotator.operations import work
 
-    with open_database().session() as session:
+    with work.session(open_database()) as session:
         try:
             report = import_predictions(session, _project(session, project_name), path,
                                         model=model)
@@ -60,8 +61,9 @@ def import_refs(project_name, gold, name):
     """Reference QAs from a release's gold.jsonl."""
     from annotator.core.records import IngestError
     from annotator.evaluation.qa_import import import_references
+    from annotator.operations import work
 
-    with open_database().session() as session:
+    with work.session(open_database()) as session:
         try:
             report = import_references(session, _project(session, project_name), gold,
                                        name=name)
@@ -80,8 +82,9 @@ def import_refs(project_name, gold, name):
 def sample(project_name, per_model, seed):
     """Stratified sample of N valid QA pairs per model (section shares kept)."""
     from annotator.evaluation.store import draw_sample
+    from annotator.operations import work
 
-    with open_database().session() as session:
+    with work.session(open_database()) as session:
         chosen = draw_sample(session, _project(session, project_name), per_model, seed)
     click.echo(f"sampled {len(chosen)} QA pair(s)")
 
@@ -95,8 +98,9 @@ def assign(project_name, annotators, per_item):
     """Give each document with items to rate to N raters (balanced by items)."""
     from annotator.annotate.assignment import AssignmentError
     from annotator.evaluation.store import assign_items
+    from annotator.operations import work
 
-    with open_database().session() as session:
+    with work.session(open_database()) as session:
         try:
             created = assign_items(session, _project(session, project_name),
                                    annotators.split(",") if annotators else None, per_item)
@@ -115,9 +119,10 @@ def mine_recall(project_name, threshold, hashing):
     """Candidate (reference, model QA) pairs with cosine similarity above T."""
     from annotator.align.embeddings import HashingEmbedder, default_embedder
     from annotator.evaluation.store import mine_recall as mine
+    from annotator.operations import work
 
     embedder = HashingEmbedder() if hashing else default_embedder()
-    with open_database().session() as session:
+    with work.session(open_database()) as session:
         summary = mine(session, _project(session, project_name), embedder, threshold)
     click.echo(f"{summary['candidates']} of {summary['pairs']} pairs above {threshold}: "
                f"{(summary['saved'] or 0) * 100:.1f}% of comparisons saved")
@@ -137,8 +142,9 @@ def calibrate(project_name, bins, per_bin, seed):
     from annotator.evaluation.recall import calibration_sample
     from annotator.evaluation.store import recall_pairs
     from annotator.models import EvalRecallPair
+    from annotator.operations import work
 
-    with open_database().session() as session:
+    with work.session(open_database()) as session:
         project = _project(session, project_name)
         pairs = recall_pairs(session, project, candidates_only=False)
         chosen = calibration_sample([(p.id, p.similarity) for p in pairs], bins, per_bin, seed)
@@ -154,8 +160,9 @@ def route(project_name, annotator):
     """PlainFact: send disagreements of finished documents to a third annotator."""
     from annotator.adjudication.store import AdjudicationError
     from annotator.evaluation.tiebreak import route_disagreements
+    from annotator.operations import work
 
-    with open_database().session() as session:
+    with work.session(open_database()) as session:
         try:
             routed = route_disagreements(session, _project(session, project_name), None,
                                          annotator)
@@ -174,8 +181,9 @@ def results(project_name, fmt, out):
     """Results of an evaluation project (agreement and result tables) as JSON or CSV."""
     from annotator.evaluation.export import results_csv, results_json
     from annotator.evaluation.results import NotAnEvaluationProject, project_results
+    from annotator.operations import work
 
-    with open_database().session() as session:
+    with work.session(open_database()) as session:
         try:
             data = project_results(session, _project(session, project_name))
         except NotAnEvaluationProject as exc:

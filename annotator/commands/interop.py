@@ -10,7 +10,8 @@ from annotator.commands import fail, open_database
 from annotator.config import current
 from annotator.core.safe_paths import child_path
 from annotator.interop.exporting import EXPORT_FORMATS, EXPORTERS, export_project
-from annotator.study.projects import ProjectError, get_project, project_schema
+from annotator.schemas.files import project_schema
+from annotator.study.projects import ProjectError, get_project
 
 # Imports inside functions: each command loads only what it runs, so `annotator --help`
 # and the light commands start fast (benchmarks/bench_cli_startup.py measures it).
@@ -43,9 +44,11 @@ def export(project_name, fmt, out, typology, ls_config):
     cannot hold is listed, never dropped silently. `annotator import PROJECT FILE --format
     thresh|labelstudio|infolossqa` reads the same files back.
     """
+    from annotator.operations import work
+
     database = open_database()
     try:
-        with database.session() as session:
+        with work.session(database) as session:
             project = get_project(session, project_name)
             target = out or child_path(current().exports_path,
                                        EXPORTERS[fmt].default_name.format(p=project.slug))

@@ -9,7 +9,7 @@ import click
 
 from annotator.commands import fail, open_database, project_or_exit
 from annotator.config import current
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 
 # Imports inside functions: each command loads only what it runs, so `annotator --help`
 # and the light commands start fast (benchmarks/bench_cli_startup.py measures it).
@@ -67,9 +67,10 @@ def push(project_name, email_domain, url, token):
     from annotator.interop.labelstudio_layout import layout
     from annotator.interop.labelstudio_tasks import to_tasks
     from annotator.models import User
+    from annotator.operations import work
 
     database = open_database()
-    with database.session() as session:
+    with work.session(database) as session:
         project = project_or_exit(session, project_name)
         schema = project_schema(project)
         records = project_records(session, project)
@@ -143,6 +144,7 @@ def pull(project_name, ls_project, out, do_import, email_domain, item_key, allow
     from annotator.ingest import IngestError
     from annotator.interop import labelstudio_server
     from annotator.interop.labelstudio_pull import pull_into
+    from annotator.operations import work
 
     ls = connect(url, token)
     with tempfile.TemporaryDirectory() as tmp:
@@ -164,7 +166,7 @@ def pull(project_name, ls_project, out, do_import, email_domain, item_key, allow
         keys = tuple(k.strip() for k in (item_key or "").split(",") if k.strip())
         database = open_database()
         try:
-            with database.session() as session:
+            with work.session(database) as session:
                 project = project_or_exit(session, project_name)
                 summary = pull_into(session, project, path, members=members, item_key=keys,
                                     allow_deletions=allow_deletions,

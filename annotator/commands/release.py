@@ -55,10 +55,11 @@ def cut(project_name, version, notes, require_complete, bootstrap):
 
     The gold set, raw annotations, agreement report, schema, guideline and a MANIFEST.json
     of checksums; `annotator release export` writes it as a folder."""
+    from annotator.operations import work
     from annotator.releases import ReleaseError, cut_release
 
     database = _database()
-    with database.session() as session:
+    with work.session(database) as session:
         try:
             project = get_project(session, project_name)
             manifest = cut_release(session, project, version, notes=notes,
@@ -79,10 +80,11 @@ def cut(project_name, version, notes, require_complete, bootstrap):
 @click.argument("project_name", metavar="PROJECT")
 def list_command(project_name):
     """List the releases of PROJECT, newest first: version, date, documents, notes."""
+    from annotator.operations import work
     from annotator.releases import list_releases
 
     database = _database()
-    with database.session() as session:
+    with work.session(database) as session:
         try:
             found = list_releases(session, get_project(session, project_name))
         except ProjectError as exc:
@@ -114,6 +116,7 @@ def verify(project_name, version, folder):
     """Compare every file of release VERSION of PROJECT (or of an exported --folder) with the
     sha256 in its MANIFEST.json; exits 1 and lists each changed, missing or extra file if
     anything differs."""
+    from annotator.operations import work
     from annotator.releases import verify_folder, verify_release
 
     if folder is not None:
@@ -125,7 +128,7 @@ def verify(project_name, version, folder):
         if not (project_name and version):
             fail("give PROJECT VERSION (a release in the database) or --folder DIR")
         database = _database()
-        with database.session() as session:
+        with work.session(database) as session:
             try:
                 result = verify_release(session, get_project(session, project_name), version)
             except ProjectError as exc:
@@ -146,12 +149,13 @@ def verify(project_name, version, folder):
 def export(project_name, version, target):
     """Write release VERSION of PROJECT as the read-only folder DIR (which must not exist):
     MANIFEST.json and every file it lists, checked against the manifest first."""
+    from annotator.operations import work
     from annotator.releases import verify_release
     from annotator.releases.export import ExportError, export_folder
     from annotator.releases.store import find_release
 
     database = _database()
-    with database.session() as session:
+    with work.session(database) as session:
         try:
             project = get_project(session, project_name)
         except ProjectError as exc:

@@ -227,11 +227,12 @@ def demo(port, no_serve):
     rules' decisions and a first release (v0.1). Running it again reuses what exists.
     """
     from annotator.align.store import prehighlight_project
+    from annotator.operations import work
     from annotator.operations.demo import DEMO_USERS, create_demo
     from annotator.study.projects import get_project
 
     database = open_database()
-    with database.session() as session:
+    with work.session(database) as session:
         created = create_demo(session)
     with database.sessions() as session:
         for name in created:

@@ -42,11 +42,13 @@ def user_add(username, role, password):
     Example:
       annotator user add ana --role annotator
     """
+    from annotator.operations import work
+
     if password is None:
         password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
     database = open_database()
     try:
-        with database.session() as session:
+        with work.session(database) as session:
             create_user(session, username, password, role)
     except AccountError as exc:
         fail(str(exc))
@@ -58,13 +60,14 @@ def user_add(username, role, password):
 @click.option("--password", help="Leave out to be asked (not echoed).")
 def user_password(username, password):
     """Set a new password (and activate the account); every open session of the user ends."""
+    from annotator.operations import work
     from annotator.study.accounts import find_user, set_password
 
     if password is None:
         password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
     database = open_database()
     try:
-        with database.session() as session:
+        with work.session(database) as session:
             found = find_user(session, username)
             if found is None:
                 fail(f"no user named {username!r}")
@@ -79,10 +82,11 @@ def user_password(username, password):
 @click.argument("username")
 def user_deactivate(username):
     """The user can no longer log in; every open session ends now."""
+    from annotator.operations import work
     from annotator.study.accounts import deactivate, find_user
 
     database = open_database()
-    with database.session() as session:
+    with work.session(database) as session:
         found = find_user(session, username)
         if found is None:
             fail(f"no user named {username!r}")
@@ -114,9 +118,11 @@ def project_create(name, schema, annotators_per_doc, leads):
     Example:
       annotator project create trial-2026 --schema infolossqa --lead lee
     """
+    from annotator.operations import work
+
     database = open_database()
     try:
-        with database.session() as session:
+        with work.session(database) as session:
             lead_users = []
             for name_ in leads:
                 lead = find_user(session, name_)
@@ -148,8 +154,9 @@ def project_schema_command(project_name, file, all_errors):
       annotator project schema trial my-schema.yaml
     """
     from annotator.commands import project_or_exit
+    from annotator.operations import work
     from annotator.operations.schema_revision import SchemaRevisionRefused, revise_schema
-    from annotator.schemas import load_schema
+    from annotator.schemas.files import load_schema
 
     try:
         new = load_schema(file)
@@ -157,7 +164,7 @@ def project_schema_command(project_name, file, all_errors):
         fail(str(exc))
     database = open_database()
     try:
-        with database.session() as session:
+        with work.session(database) as session:
             project_ = project_or_exit(session, project_name)
             revision = revise_schema(session, project_, new)
     except SchemaRevisionRefused as exc:

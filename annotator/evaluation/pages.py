@@ -1,5 +1,6 @@
 """What the evaluation modes' own pages need beyond the annotation API: the payload of each
-page and each mode's "done" rule (see annotator.annotate.modes, which names these hooks).
+page and each mode's "done" rule (registered as the modes' hooks by
+:mod:`annotator.evaluation.modes`).
 
 Raters judge blind to the system: a QA item handed to a page carries no model name.
 """
@@ -14,7 +15,7 @@ from annotator.evaluation.criteria import is_negative
 from annotator.evaluation.plainfact import suggested_relation
 from annotator.evaluation.store import pair_item, qa_items, recall_pairs
 from annotator.models import Assignment, EvalQAItem, TieBreakRequest
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 
 
 def _qa(item: EvalQAItem) -> dict:

@@ -16,8 +16,10 @@ from annotator.annotate.modes import project_mode
 from annotator.evaluation import recall as recall_stats
 from annotator.evaluation.sampling import Candidate, stratified_sample
 from annotator.models import Assignment, Document, EvalQAItem, EvalRecallPair, Project, Rating
+from annotator.schemas.files import project_schema
 from annotator.study import audit
-from annotator.study.projects import add_member, project_schema
+from annotator.study.projects import add_member
+from annotator.study.queue_marks import document_changed
 
 
 def pair_item(pair_id: int) -> str:
@@ -100,6 +102,7 @@ def assign_items(session: Session, project: Project, usernames: list[str] | None
             load[user.id] += todo[doc_id]
             created += 1
     session.flush()
+    document_changed(session, *todo)
     audit.record(session, "evaluation.assigned", user_id=user_id, project_id=project.id,
                  object_type="project", object_id=project.id, created=created)
     return created

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from annotator.align.text import split_sentences
 from annotator.core.records import DocumentRecord
+from annotator.core.sentences import split_sentences
 
 # Documents per transaction when importing in batches: small enough that a save waiting
 # for the write lock waits a fraction of a second, large enough to keep imports fast.

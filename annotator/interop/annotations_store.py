@@ -52,9 +52,11 @@ from annotator.models import (
     Rating,
     User,
 )
+from annotator.schemas.files import project_schema
 from annotator.study import audit
 from annotator.study.accounts import create_user
-from annotator.study.projects import add_member, project_schema
+from annotator.study.projects import add_member
+from annotator.study.queue_marks import document_changed
 
 
 def store_annotations(session: Session, project: Project, records: list[AnnotationRecord],
@@ -113,6 +115,7 @@ def store_annotations(session: Session, project: Project, records: list[Annotati
                             "as documents only")
     records = [r for r in records if not r.document_only]
     users = {}
+    stored: set[int] = set()  # documents whose work changed: their queue entries
     for r in records:
         if r.annotator not in users:
             users[r.annotator] = _user(session, project, r.annotator, report)
@@ -131,7 +134,9 @@ def store_annotations(session: Session, project: Project, records: list[Annotati
         report.ratings += len(r.ratings)
         session.flush()
         _settle_status(assignment, r, schema, options, report)
+        stored.add(assignment.document_id)
     session.flush()
+    document_changed(session, *stored)
     audit.record(session, "annotations.imported", user_id=user_id, project_id=project.id,
                  object_type="project", object_id=project.id, file=file_name, format=fmt,
                  records=report.records, edits=report.edits, ratings=report.ratings,

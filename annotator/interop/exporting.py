@@ -24,7 +24,7 @@ from annotator.interop.tabular import to_csv, to_jsonl
 from annotator.interop.thresh_export import to_thresh
 from annotator.models import Document, Project, Suggestion
 from annotator.schemas import Schema
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 
 
 @dataclass

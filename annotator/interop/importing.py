@@ -24,7 +24,7 @@ from annotator.interop.tabular import read_csv, read_jsonl
 from annotator.interop.thresh import read_thresh
 from annotator.models import Document, Project, User
 from annotator.schemas import Schema
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 
 
 def import_annotations(session: Session, project: Project, path: Path, fmt: str, *,

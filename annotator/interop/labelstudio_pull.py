@@ -34,8 +34,9 @@ from annotator.interop.labelstudio import draft_note, draft_why
 from annotator.interop.labelstudio_merge import MergeResult, merge_pull, task_of
 from annotator.interop.records import AnnotationRecord, ImportOptions, ImportReport
 from annotator.models import Assignment, Document, Edit, Project, User
+from annotator.schemas.files import project_schema
 from annotator.study import audit
-from annotator.study.projects import project_schema
+from annotator.study.queue_marks import document_changed
 
 
 @dataclass
@@ -193,6 +194,7 @@ def _clear(session: Session, project: Project, cleared: list[AnnotationRecord],
         assignment.meta = {k: v for k, v in (assignment.meta or {}).items()
                            if k != "labelstudio"}
         summary.cleared.append(line)
+        document_changed(session, assignment.document_id)
     session.flush()
 
 

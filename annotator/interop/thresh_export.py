@@ -20,7 +20,7 @@ import yaml
 from annotator.core.vocabulary import EDIT_TYPE_OF_INFOLOSSQA_CATEGORY
 from annotator.interop.records import AnnotationRecord, EditIn
 from annotator.schemas import EditType, Schema
-from annotator.study.guideline_text import schema_guideline
+from annotator.schemas.guideline_text import schema_guideline
 
 
 def to_thresh(records: list[AnnotationRecord], schema: Schema) -> dict[str, list[dict]]:

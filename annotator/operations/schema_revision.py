@@ -24,8 +24,8 @@ from annotator.core.shown import got
 from annotator.models import Assignment, Document, Edit, Project
 from annotator.schemas import Schema
 from annotator.schemas.answers import validate_fields
+from annotator.schemas.files import project_schema
 from annotator.study import audit
-from annotator.study.projects import project_schema
 from annotator.study.schema_history import REVISED
 
 

@@ -30,6 +30,7 @@ import traceback
 from sqlalchemy.exc import SQLAlchemyError
 
 from annotator.models import Job
+from annotator.operations import work
 from annotator.operations.job_kinds import RUNNERS
 from annotator.study import jobs
 
@@ -182,7 +183,7 @@ class Worker:
             if runner is None:
                 raise jobs.JobError(f"this version knows no job kind {kind!r}")
             result = runner(session, job, progress) or {}
-            session.commit()
+            work.commit(session)  # a job that changed a document settles its queue entry
         except jobs.LeaseLost:
             session.rollback()
             log.warning("worker %s: lost job %s to another worker", self.id, job_id)

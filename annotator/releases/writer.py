@@ -45,9 +45,9 @@ from annotator.releases.browse import valid_version
 from annotator.releases.formats import gold_csv_text
 from annotator.releases.results import results_files
 from annotator.releases.store import VersionTaken, find_release, store_release
+from annotator.schemas.files import project_schema
+from annotator.schemas.guideline_text import schema_guideline
 from annotator.study import audit
-from annotator.study.guideline_text import schema_guideline
-from annotator.study.projects import project_schema
 from annotator.study.schema_history import revisions as schema_revisions
 
 

@@ -232,17 +232,6 @@ def resolve(name_or_path: str) -> Path:
     )
 
 
-def load_schema(name_or_path: str) -> Schema:
-    """A built-in schema by name, or any schema file (see
-    :func:`annotator.schemas.files.load_schema_file`: our YAML, a Thresh typology, a Label
-    Studio config)."""
-    # files.py builds this package's Schema objects, so it imports the package: loaded
-    # here, on first use, rather than at the top where it would be a cycle.
-    from annotator.schemas.files import load_schema_file
-
-    return load_schema_file(resolve(name_or_path))
-
-
 def parse_schema(text: str, path: str = "<schema>") -> Schema:
     return _Parser(path).schema(read_yaml(text, path), text)
 

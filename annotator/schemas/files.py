@@ -15,8 +15,9 @@ from typing import Any
 
 import yaml
 
-from annotator.schemas import FieldSpec, Schema, SchemaError, parse_schema, read_yaml
+from annotator.schemas import FieldSpec, Schema, SchemaError, parse_schema, read_yaml, resolve
 from annotator.schemas.bounded import SchemaOutOfBounds, check_byte_size, check_size, check_xml
+from annotator.schemas.thresh_typology import parse_typology
 
 
 def schema_kind(text: str) -> str:
@@ -30,6 +31,13 @@ def schema_kind(text: str) -> str:
     if isinstance(data, dict) and "edits" in data and "edit_types" not in data:
         return "thresh"
     return "yaml"
+
+
+def load_schema(name_or_path: str) -> Schema:
+    """A built-in schema by name, or any schema file (:func:`load_schema_file`: our YAML, a
+    Thresh typology, a Label Studio config). Here rather than in the package's
+    ``__init__``, which this module builds on: the imports inside ``schemas/`` go one way."""
+    return load_schema_file(resolve(name_or_path))
 
 
 def load_schema_file(path: str | Path) -> Schema:
@@ -59,13 +67,11 @@ def schema_from_text(text: str, name: str) -> Schema:
     if kind == "yaml":
         return parse_schema(text, name)
     if kind == "thresh":
-        # thresh_typology and labelstudio_config build Schema objects of this package's
-        # __init__, which loads this module: imported on use to avoid the cycle.
-        from annotator.schemas.thresh_typology import parse_typology
-
         schema = parse_typology(text, name)
     else:
-        try:  # label-studio-sdk is loaded for a Label Studio config only (see above)
+        # Imported on use: label-studio-sdk (a second or more to import, and optional) is
+        # loaded for a Label Studio config only.
+        try:
             from annotator.schemas.labelstudio_config import parse_labelstudio_config
         except ImportError:
             raise SchemaError(name, "(top level)", "a YAML schema or Thresh typology "

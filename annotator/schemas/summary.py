@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from annotator.core.vocabulary import SIDE_LABELS
 from annotator.schemas import Schema
+from annotator.schemas.guideline_text import schema_guideline
 from annotator.schemas.thresh_typology import unused_keys
-from annotator.study.guideline_text import schema_guideline
 
 KINDS = {"yaml": "schema YAML", "thresh": "Thresh typology",
          "labelstudio": "Label Studio labeling config"}

@@ -15,19 +15,6 @@ if TYPE_CHECKING:
     from annotator.schemas import Schema
 
 
-def __getattr__(name: str):
-    """``project_schema``: a project's schema is parsed where schemas are read
-    (``annotator.schemas.files``); its importers keep finding it here. Loaded on first use
-    (PEP 562): the schema reader with PyYAML costs ~20 ms that `annotator import`, which
-    only looks a project up, does not need (benchmarks/bench_import_labelstudio.py)."""
-    if name == "project_schema":
-        # Late: start-up time of `annotator import` (docstring).
-        from annotator.schemas.files import project_schema
-
-        return project_schema
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 class ProjectError(ValueError):
     pass
 
@@ -54,8 +41,10 @@ def create_project(
                            f"{clash!r}; choose a name that differs in letters or digits")
     # A name or file is read here (raises SchemaError with file/key/expected); a Schema
     # comes already read (an upload on the web page).
-    # Late: the schema reader and PyYAML, only where a project is made (module __getattr__).
-    from annotator.schemas import Schema, load_schema
+    # Late: the schema reader and PyYAML (~20 ms), only where a project is made, not in every
+    # command that looks a project up (benchmarks/bench_import_labelstudio.py).
+    from annotator.schemas import Schema
+    from annotator.schemas.files import load_schema
 
     loaded = schema if isinstance(schema, Schema) else load_schema(schema)
     project = Project(

@@ -34,8 +34,9 @@ from annotator.align.embeddings import default_embedder
 from annotator.annotate.store import Conflict, ValidationFailed
 from annotator.annotate.tiebreak import routed_requests, save_tiebreak_form, tiebreak_items
 from annotator.models import Document, ProjectMember, User
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 from annotator.web.access import db, lead_required, load_user, login_required, project_for_lead
+from annotator.web.commits import commit_work
 from annotator.web.flash_messages import flash
 from annotator.web.validation import (
     ANY,
@@ -124,7 +125,7 @@ def freeze(project_id: int, document_id: int):
     project = project_for_lead(project_id)
     document = _document(project, document_id)
     data = document_view(db(), document, _embed(), freeze=True)
-    db().commit()
+    commit_work()
     return jsonify(_with_next(document, data))
 
 
@@ -153,7 +154,7 @@ def decide(project_id: int, document_id: int):
     try:
         values = check_body(data, keys + (optional("note", TEXT),))
         outcome = run(document, load_user(), values, values["note"] or "")
-        db().commit()
+        commit_work()
     except ValidationFailed as exc:
         db().rollback()
         return jsonify(error="invalid", message=str(exc), problems=exc.problems), 422
@@ -214,7 +215,7 @@ def tiebreak(assignment_id: int):
     if request.method == "POST":
         try:
             save_tiebreak_form(db(), assignment, requests, request.form, load_user().id)
-            db().commit()
+            commit_work()
             flash("Saved. Thank you: your labels go to the lead.", "ok")
         except (Conflict, ValidationFailed) as exc:  # show it, change nothing
             db().rollback()

@@ -39,8 +39,9 @@ from annotator.core.serialise import (
     suggestion_to_dict,
 )
 from annotator.models import Assignment, Edit, Suggestion, SuggestionAction
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
+from annotator.web.commits import commit_work
 from annotator.web.validation import body
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -150,7 +151,7 @@ def _reading_order(suggestion: Suggestion):
 def post_edit(assignment_id: int):
     assignment = own_assignment(assignment_id)
     edit = create_edit(db(), assignment, body(), load_user().id)
-    db().commit()
+    commit_work()
     return jsonify(edit=edit_to_dict(edit), assignment=assignment_to_dict(assignment)), 201
 
 
@@ -159,7 +160,7 @@ def post_edit(assignment_id: int):
 def put_edit(edit_id: int):
     edit = own_edit(edit_id)
     update_edit(db(), edit, body(), load_user().id)
-    db().commit()
+    commit_work()
     return jsonify(edit=edit_to_dict(edit), assignment=assignment_to_dict(edit.assignment))
 
 
@@ -170,7 +171,7 @@ def remove_edit(edit_id: int):
     assignment = edit.assignment
     version = request.args.get("version", type=int)
     delete_edit(db(), edit, version, load_user().id)
-    db().commit()
+    commit_work()
     return jsonify(deleted=edit_id, assignment=assignment_to_dict(assignment))
 
 
@@ -180,7 +181,7 @@ def put_rating(assignment_id: int):
     assignment = own_assignment(assignment_id)
     data = body()
     rating = set_rating(db(), assignment, data, load_user().id)
-    db().commit()
+    commit_work()
     return jsonify(rating=rating_to_dict(rating), assignment=assignment_to_dict(assignment))
 
 
@@ -191,7 +192,7 @@ def suggestion_action(assignment_id: int, suggestion_id: int):
     data = body()
     record = record_suggestion_action(db(), assignment, suggestion_id, data.get("action"),
                                       data.get("edit_id"))
-    db().commit()
+    commit_work()
     if record is None:  # withdrawn (undo)
         return jsonify(suggestion_id=suggestion_id, action=None, edit_id=None)
     return jsonify(suggestion_id=suggestion_id, action=record.action, edit_id=record.edit_id)
@@ -202,7 +203,7 @@ def suggestion_action(assignment_id: int, suggestion_id: int):
 def report_time(assignment_id: int):
     assignment = own_assignment(assignment_id)
     seconds = add_time(db(), assignment, body().get("seconds"))
-    db().commit()
+    commit_work()
     return jsonify(seconds_spent=round(seconds, 1))
 
 
@@ -228,7 +229,7 @@ def change_status(assignment_id: int):
                        f"thing{'s' if len(missing) > 1 else ''} missing (a rating, a required "
                        "answer or span, or the rationale a negative rating needs). Each entry "
                        "jumps to its place.", missing=missing), 422
-    db().commit()
+    commit_work()
     if assignment.status == "done":
         # The project's automatic pre-highlight refresh (if its lead switched it on) is a
         # job queued after the commit and run by a worker: this save does not wait for it,

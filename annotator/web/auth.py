@@ -19,6 +19,7 @@ from annotator.study import audit
 from annotator.study.accounts import end_sessions, find_user, password_matches
 from annotator.study.throttle import ThrottlePolicy, attempt_succeeded, reserve_attempt
 from annotator.web.access import db, load_user
+from annotator.web.commits import commit_work
 from annotator.web.flash_messages import flash
 
 bp = Blueprint("auth", __name__)
@@ -65,12 +66,12 @@ def login():
         # takes one of its own: a request holding one connection while it waits for a
         # second is how 20 simultaneous logins emptied the pool into 500s (issue 41,
         # finding 8). (Sessions keep their objects after a commit.)
-        db().commit()
+        commit_work()
         user = password_matches(found, request.form.get("password", ""))
         if user is None:
             audit.record(db(), "login.failed", object_type="login", object_id=username[:64],
                          address=request.remote_addr)
-            db().commit()
+            commit_work()
             flash("Unknown user name or wrong password.", "error")
             return render_template("login.html", username=username), 401
         attempt_succeeded(engine, username, request.remote_addr)
@@ -79,7 +80,7 @@ def login():
         session["generation"] = user.session_generation
         session.permanent = True
         audit.record(db(), "login", user_id=user.id)
-        db().commit()
+        commit_work()
         return redirect(_safe_next(request.args.get("next")) or url_for("documents.home"))
     return render_template("login.html", username="")
 
@@ -90,7 +91,7 @@ def logout():
     if user is not None:
         # Ends every session of the user, including cookies copied before this logout.
         end_sessions(db(), user, "logout")
-        db().commit()
+        commit_work()
     session.clear()
     return redirect(url_for("auth.login"))
 

@@ -13,6 +13,7 @@ from annotator.interop.tabular import to_jsonl
 from annotator.models import ProjectMember, User
 from annotator.operations.document_table import SORTS, STATUSES, document_page
 from annotator.web.access import db, lead_required, load_user, project_for_lead
+from annotator.web.commits import commit_work
 from annotator.web.flash_messages import flash
 
 bp = Blueprint("datamanager", __name__, url_prefix="/projects")
@@ -89,7 +90,7 @@ def bulk_action(project_id: int):
             message = f"{n} assignment(s) reopened."
         else:
             raise bulk.BulkError(f"action: one of {', '.join(ACTIONS)}, got {action!r}")
-        db().commit()
+        commit_work()
         flash(message, "ok")
     except bulk.BulkError as exc:
         db().rollback()

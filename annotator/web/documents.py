@@ -11,8 +11,8 @@ from annotator.align.headings import heading_ranges, trim_span
 from annotator.annotate.next_up import TO_DO, next_to_do
 from annotator.core.vocabulary import ASSIGNMENT_STATUSES
 from annotator.models import Assignment, Document, Project, TieBreakRequest
-from annotator.study.guideline_text import markdown_html, schema_guideline
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
+from annotator.schemas.guideline_text import markdown_html, schema_guideline
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
 from annotator.web.url_ids import database_id
 

@@ -29,7 +29,7 @@ from annotator.evaluation.export import results_csv, results_json
 from annotator.evaluation.plot import correlation_svg
 from annotator.evaluation.results import project_results
 from annotator.evaluation.tiebreak import route_disagreements
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 from annotator.web import api
 from annotator.web.access import (
     assignment_for_viewer,
@@ -39,6 +39,7 @@ from annotator.web.access import (
     login_required,
     project_for_lead,
 )
+from annotator.web.commits import commit_work
 from annotator.web.flash_messages import flash
 
 bp = Blueprint("evaluation", __name__, url_prefix="/eval")
@@ -146,7 +147,7 @@ def route(project_id: int):
         abort(404)
     try:
         routed = route_disagreements(db(), project, load_user())
-        db().commit()
+        commit_work()
         flash(f"Routed {sum(routed.values())} disagreement(s) in {len(routed)} document(s) "
               "to a third annotator.", "ok")
     except AdjudicationError as exc:  # no third annotator, ...

@@ -26,6 +26,7 @@ from annotator.study.accounts import (
 )
 from annotator.study.projects import add_member
 from annotator.web.access import can_lead, db, lead_required, load_user
+from annotator.web.commits import commit_work
 from annotator.web.flash_messages import flash
 from annotator.web.url_ids import database_id
 
@@ -62,7 +63,7 @@ def _managed_user(user_id: int) -> tuple[User, User, list[Project]]:
 
 
 def _done(message: str):
-    db().commit()
+    commit_work()
     flash(message, "ok")
     return redirect(url_for("manage.users"))
 

@@ -21,6 +21,7 @@ from annotator.schemas.files import load_schema_file, schema_from_text, schema_k
 from annotator.schemas.summary import describe
 from annotator.study.projects import ProjectError, create_project
 from annotator.web.access import db, lead_required, load_user
+from annotator.web.commits import commit_work
 from annotator.web.flash_messages import flash
 
 bp = Blueprint("project_create", __name__, url_prefix="/projects")
@@ -56,7 +57,7 @@ def create():
         leads = _leads(viewer, request.form.getlist("leads"))
         project = create_project(db(), request.form.get("name", ""), schema,
                                  annotators_per_doc=per_document, leads=leads)
-        db().commit()
+        commit_work()
     except (SchemaError, ProjectError) as exc:
         db().rollback()
         return _form(error=f"Not created: {exc}"), 400

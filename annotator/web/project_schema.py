@@ -26,6 +26,7 @@ from annotator.schemas import Schema, SchemaError
 from annotator.schemas.files import schema_from_text, schema_kind
 from annotator.schemas.summary import describe
 from annotator.web.access import db, lead_required, load_user, project_for_lead
+from annotator.web.commits import commit_work
 from annotator.web.flash_messages import flash
 from annotator.web.project_create import schema_from_upload
 from annotator.web.project_settings import render_settings
@@ -68,7 +69,7 @@ def apply(project_id: int):
         new, _kind, _text = _schema_from_request()
         revision = revise_schema(db(), project, new, user_id=load_user().id,
                                  base_sha256=request.form.get("base_sha256") or None)
-        db().commit()
+        commit_work()
     except SchemaError as exc:
         db().rollback()
         return render_settings(project, _kept(error=f"Schema not changed: {exc}"), 422)

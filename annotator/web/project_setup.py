@@ -29,6 +29,7 @@ from annotator.core.records import FORMATS
 from annotator.ingest import IngestError, import_uploads
 from annotator.models import Document, Project, ProjectMember, User
 from annotator.web.access import db, lead_required, load_user, project_for_lead
+from annotator.web.commits import commit_work
 from annotator.web.flash_messages import flash
 
 bp = Blueprint("project_setup", __name__, url_prefix="/projects")
@@ -55,7 +56,7 @@ def import_documents(project_id: int):
                if f.filename]
     try:
         result = import_uploads(db(), project, uploads, fmt, user_id=load_user().id)
-        db().commit()
+        commit_work()
     except IngestError as exc:
         db().rollback()
         return _page(project, problems=exc.problems), 400
@@ -82,7 +83,7 @@ def assign(project_id: int):
             raise AssignmentError(f"annotators per document: at least 1, got {per_document}")
         summary = assign_documents(db(), project, names, per_document=per_document,
                                    user_id=load_user().id)
-        db().commit()
+        commit_work()
     except AssignmentError as exc:
         db().rollback()
         flash(f"Not assigned: {exc}.", "error")

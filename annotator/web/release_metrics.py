@@ -15,7 +15,7 @@ from annotator.meta_evaluation import release_scores
 from annotator.meta_evaluation.report import Options, evaluate, level_values
 from annotator.meta_evaluation.tables import join, read_uploaded_table
 from annotator.releases import release_file
-from annotator.study.projects import project_schema
+from annotator.schemas.files import project_schema
 from annotator.web.access import db, lead_required, project_for_lead
 
 bp = Blueprint("release_metrics", __name__)

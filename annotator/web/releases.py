@@ -32,6 +32,7 @@ from annotator.releases.export import zip_chunks, zip_name
 from annotator.releases.store import find_release, project_releases
 from annotator.releases.verify import listed_file_problem
 from annotator.web.access import db, lead_required, load_user, project_for_lead
+from annotator.web.commits import commit_work
 from annotator.web.flash_messages import flash
 from annotator.web.jobs_panel import worker_alive
 
@@ -49,7 +50,7 @@ def releases(project_id: int):
                           notes=request.form.get("notes", "").strip(),
                           require_complete=bool(request.form.get("require_complete")),
                           user_id=load_user().id)
-            db().commit()
+            commit_work()
             flash(f"Release {version} queued: a worker builds it in the background; this "
                   "page shows it when it is stored.", "ok")
         except ReleaseError as exc:

@@ -30,8 +30,8 @@ from annotator.align.settings import AlignSettings
 from annotator.core.edit_match import Mark
 from annotator.core.overlap import spans_overlap
 from annotator.models import Document, Project, Suggestion
+from annotator.schemas.files import project_schema
 from annotator.study import audit
-from annotator.study.projects import project_schema
 
 # What a stored suggestion keeps of an engine suggestion (align.suggestions.Suggestion).
 # Besides the kind and spans, these may change when a recomputed suggestion updates its row.

@@ -31,8 +31,8 @@ from annotator.align.learning import LearningDocument, learn
 from annotator.align.loss_ranker import ranker_from_settings
 from annotator.core.edit_match import Mark
 from annotator.models import Assignment, Document, Project, Suggestion, SuggestionAction
+from annotator.schemas.files import project_schema
 from annotator.study import audit
-from annotator.study.projects import project_schema
 
 from . import UPDATABLE_FIELDS, _pair, align_settings, suggestion_row
 
