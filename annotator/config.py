@@ -6,7 +6,7 @@ PostgreSQL with one variable (``ANNOTATOR_DATABASE_URL``). The entry points read
 environment once and install the result with :func:`use`: the ``annotator`` command when it
 starts (``annotator.cli``), :func:`annotator.app.create_app` (and so gunicorn's workers). The
 pure layers never read the environment: :func:`use` hands them their part (the size limits
-to ``core.limits``, the embedding model to ``align.model_choice``). Anything else asks
+to ``core.limits``, the embedding model to ``core.model_choice``). Anything else asks
 :func:`current`. ``VARIABLES`` is the one list of what is read; docs/configuration.md has a
 row for each (tests/test_docs_registries.py checks it).
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Callable, Mapping
 
-from annotator.align.model_choice import BACKENDS, ModelChoice, use_model
+from annotator.core.model_choice import BACKENDS, ModelChoice, use_model
 from annotator.core.limits import Limits, use_limits
 
 

@@ -32,7 +32,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from annotator.align import suggest  # noqa: E402
 from annotator.align.embeddings import Embedder  # noqa: E402
-from annotator.align.model_choice import ModelChoice, use_model  # noqa: E402
+from annotator.core.model_choice import ModelChoice, use_model  # noqa: E402
 
 
 def planted_sentences() -> list[str]:

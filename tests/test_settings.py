@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from annotator import config as settings
 from annotator.align.embeddings import default_model_path, uses_torch
-from annotator.align.model_choice import current_model
+from annotator.core.model_choice import current_model
 from annotator.app import create_app
 from annotator.cli import main
 from annotator.config import VARIABLES, Config, SettingError

