@@ -9,6 +9,7 @@ from typing import Callable
 from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
+from annotator.adjudication.document_status import add_entries, remove_entries
 from annotator.align.text import split_sentences
 from annotator.core.records import (
     DocumentRecord,
@@ -136,6 +137,15 @@ def store_documents(
     batch: list[dict] = []  # new documents' rows, written BATCH_SIZE at a time
     committed: list[int] = []  # ids written by earlier batches, deleted again on failure
 
+    def insert_rows() -> list[int]:
+        # Each new document gets its data-manager entry ('unassigned', counted) in the same
+        # transaction: the bulk insert runs no ORM event (adjudication.document_status).
+        ids = session.execute(insert(DOCUMENTS).returning(DOCUMENTS.c.id),
+                              batch).scalars().all()
+        batch.clear()
+        add_entries(session.connection(), project.id, list(ids))
+        return ids
+
     def write_batch() -> None:
         # New documents are inserted as rows (one executemany into the table), not as ORM
         # objects: no object of the session refers to a document not yet stored, and the
@@ -144,9 +154,7 @@ def store_documents(
         # created_at) are the table's own, so the rows are those the ORM wrote
         # (tests/test_import_bulk_rows.py).
         if batch:
-            ids = session.execute(insert(DOCUMENTS).returning(DOCUMENTS.c.id),
-                                  batch).scalars().all()
-            batch.clear()
+            ids = insert_rows()
             if in_batches:
                 committed.extend(ids)
         session.flush()
@@ -167,8 +175,7 @@ def store_documents(
             if progress is not None:
                 progress(done, len(records))
         if batch:  # the last, partial batch: the caller commits it
-            session.execute(insert(DOCUMENTS), batch)
-            batch.clear()
+            insert_rows()
         session.flush()
         chunks = []
         if created or updated:  # queued in the import's last transaction: all or nothing
@@ -186,6 +193,7 @@ def _undo(session: Session, document_ids: list[int]) -> None:
     """Delete what the failed import committed, in batches (the all-or-nothing promise)."""
     session.rollback()
     for start in range(0, len(document_ids), BATCH_SIZE):
+        remove_entries(session.connection(), document_ids[start:start + BATCH_SIZE])
         session.execute(delete(Document).where(
             Document.id.in_(document_ids[start:start + BATCH_SIZE])))
         session.commit()

@@ -1,0 +1,137 @@
+"""A document's data-manager status and row, stored with its adjudication queue entry
+(issue 44: the data manager flat at 1,000,000 documents).
+
+A document's status follows the data flow: 'unassigned' (nobody holds it), 'not started',
+'in progress', 'skipped' (every original annotator skipped it), 'partly skipped' (every
+original annotator is done or skipped it, at least one skipped), 'ready' (every original
+annotator marked it done: waiting for adjudication) and 'adjudicated'. Tie-break
+assignments (a third annotator rating disputed items) do not count towards the status.
+
+Where it is kept:
+
+- every document has a queue entry from the moment it is stored, as 'unassigned'
+  (:func:`add_entries`: the importer's bulk insert calls it, an ORM insert of a document
+  runs it from a mapper event), so the data manager reads entries only;
+- the queue's recomputation of an entry (:mod:`annotator.adjudication.queue`, whenever the
+  document's assignments, edits, ratings or decisions change) stores :func:`table_values`
+  with it and adds the change of status to ``project_status_counts``
+  (:func:`add_to_counts`: ``documents = documents + delta``, so that concurrent changes add
+  up; the rows of one transaction are updated in one order, so two cannot deadlock on them);
+- deleting documents takes their statuses off the counts first (:func:`remove_entries`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from sqlalchemy import event, func, insert, literal, select
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session
+
+from annotator.models import (
+    AdjudicationQueueEntry,
+    AdjudicationState,
+    Assignment,
+    Document,
+    ProjectStatusCount,
+    User,
+)
+
+STATUSES = ("unassigned", "not started", "in progress", "skipped", "partly skipped", "ready",
+            "adjudicated")
+SCORED = ("ready", "adjudicated")  # the statuses whose row shows agreement and open decisions
+
+
+def status_of(original_statuses: list[str], adjudication: str | None) -> str:
+    """The status of :data:`STATUSES` from the original (non tie-break) assignments'
+    statuses and the adjudication state, in the order the rules are checked."""
+    if adjudication == "complete":
+        return "adjudicated"
+    if not original_statuses:
+        return "unassigned"
+    if all(s == "done" for s in original_statuses):
+        return "ready"
+    if all(s == "assigned" for s in original_statuses):
+        return "not started"
+    if all(s == "skipped" for s in original_statuses):
+        return "skipped"
+    if all(s in ("done", "skipped") for s in original_statuses):
+        return "partly skipped"
+    return "in progress"
+
+
+def table_values(session: Session, document: Document, entry) -> dict:
+    """The stored row of ``document``: status, holders, seconds, and the agreement and
+    open decisions shown (those of its queue ``entry``, when it is ready or adjudicated).
+    ``entry`` is :func:`annotator.adjudication.overview.document_entry`'s result."""
+    # Imported here: the adjudication store loads the entry's computation (see
+    # annotator.adjudication.queue.document_entry); this module loads with every session.
+    from annotator.adjudication.store import original_assignments
+
+    originals = [a.status for a in original_assignments(session, document)]
+    if entry is not None:
+        adjudication = "complete" if entry.status == "complete" else None
+    else:
+        adjudication = session.scalar(select(AdjudicationState.status).where(
+            AdjudicationState.document_id == document.id))
+    holders = session.execute(
+        select(User.username, Assignment.seconds_spent).join(User, User.id == Assignment.user_id)
+        .where(Assignment.document_id == document.id)).all()
+    status = status_of(originals, adjudication)
+    scored = entry is not None and status in SCORED
+    return {"status": status, "holders": ", ".join(sorted(name for name, _ in holders)),
+            "seconds": sum(float(spent or 0.0) for _, spent in holders),
+            "shown_agreement": entry.agreement if scored else None,
+            "shown_open": entry.open["total"] if scored else None}
+
+
+def add_to_counts(connection, deltas: Counter) -> None:
+    """Add ``{(project_id, status): delta}`` to the stored counts, in one order."""
+    table = ProjectStatusCount.__table__
+    upsert = sqlite_insert
+    if connection.dialect.name == "postgresql":
+        # Imported here: loaded already where PostgreSQL runs (as in queue.mark_changed).
+        from sqlalchemy.dialects.postgresql import insert as upsert
+    for (project_id, status), delta in sorted(deltas.items()):
+        if delta:
+            connection.execute(upsert(table).values(
+                project_id=project_id, status=status, documents=delta).on_conflict_do_update(
+                index_elements=["project_id", "status"],
+                set_={"documents": table.c.documents + delta}))
+
+
+def add_entries(connection, project_id: int, document_ids: list[int]) -> None:
+    """New documents of a project: an 'unassigned' queue entry each, counted."""
+    queue = AdjudicationQueueEntry.__table__
+    columns = {"document_id": Document.id, "project_id": Document.project_id,
+               "position": Document.position, "changes": literal(0), "computed": literal(0),
+               "stale": literal(False), "ready": literal(False), "complete": literal(False),
+               "agreement": literal(1.0), "open_total": literal(0), "open_summary": literal(""),
+               "annotators": literal("|"), "disputed": literal("|"),
+               "status": literal("unassigned"), "holders": literal(""), "seconds": literal(0.0)}
+    for start in range(0, len(document_ids), 500):
+        chunk = document_ids[start:start + 500]
+        connection.execute(insert(queue).from_select(list(columns), select(
+            *(c.label(name) for name, c in columns.items())).where(Document.id.in_(chunk))))
+    add_to_counts(connection, Counter({(project_id, "unassigned"): len(document_ids)}))
+
+
+def remove_entries(connection, document_ids: list[int]) -> None:
+    """Take these documents' statuses off the counts (before they are deleted; their
+    entries go with them)."""
+    queue = AdjudicationQueueEntry.__table__
+    deltas: Counter = Counter()
+    for start in range(0, len(document_ids), 500):
+        for project_id, status, count in connection.execute(
+                select(queue.c.project_id, queue.c.status, func.count())
+                .where(queue.c.document_id.in_(document_ids[start:start + 500]))
+                .group_by(queue.c.project_id, queue.c.status)):
+            deltas[(project_id, status)] -= count
+    add_to_counts(connection, deltas)
+
+
+@event.listens_for(Document, "after_insert")
+def _document_inserted(_mapper, connection, document: Document) -> None:
+    """A document stored through the ORM gets its entry in the same flush (the importer
+    inserts rows in bulk and calls :func:`add_entries` itself)."""
+    add_entries(connection, document.project_id, [document.id])
