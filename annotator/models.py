@@ -493,6 +493,23 @@ for _key in QUEUE_SORT_KEYS:
           _column.desc(), AdjudicationQueueEntry.position, AdjudicationQueueEntry.document_id)
 
 
+class AssignmentCount(Base):
+    """One annotator's assignments in a project with one status, and their time: what "My
+    documents" shows per project, read in a few rows at any size (issue 44). Kept by
+    triggers on ``assignments`` (migration 0012_list_page_status): every writer of an
+    assignment, the bulk ones included, moves the counts in its own statement."""
+
+    __tablename__ = "assignment_counts"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"),
+                                            primary_key=True)
+    status: Mapped[str] = mapped_column(String(16), primary_key=True)
+    assignments: Mapped[int] = mapped_column(Integer, default=0)
+    seconds: Mapped[float] = mapped_column(Float, default=0.0)
+
+
 class ProjectStatusCount(Base):
     """How many documents of a project have each data-manager status: the stored statuses
     of ``adjudication_queue`` counted, kept by adding deltas in the transaction that changes

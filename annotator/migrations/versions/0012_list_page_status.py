@@ -73,6 +73,60 @@ GROUP BY id
 }
 
 
+# "My documents": an annotator's assignments per project and status, kept by triggers so
+# that every writer (saves, bulk assign, imports, pulls) moves them in its own statement.
+SQLITE_TRIGGERS = [
+    """CREATE TRIGGER assignment_counts_insert AFTER INSERT ON assignments BEGIN
+  INSERT INTO assignment_counts (user_id, project_id, status, assignments, seconds)
+  SELECT NEW.user_id, d.project_id, NEW.status, 1, coalesce(NEW.seconds_spent, 0)
+  FROM documents d WHERE d.id = NEW.document_id
+  ON CONFLICT (user_id, project_id, status) DO UPDATE SET
+    assignments = assignments + 1, seconds = seconds + excluded.seconds;
+END""",
+    """CREATE TRIGGER assignment_counts_delete AFTER DELETE ON assignments BEGIN
+  UPDATE assignment_counts SET assignments = assignments - 1,
+    seconds = seconds - coalesce(OLD.seconds_spent, 0)
+  WHERE user_id = OLD.user_id AND status = OLD.status
+    AND project_id = (SELECT project_id FROM documents WHERE id = OLD.document_id);
+END""",
+    """CREATE TRIGGER assignment_counts_update
+AFTER UPDATE OF status, seconds_spent, user_id, document_id ON assignments BEGIN
+  UPDATE assignment_counts SET assignments = assignments - 1,
+    seconds = seconds - coalesce(OLD.seconds_spent, 0)
+  WHERE user_id = OLD.user_id AND status = OLD.status
+    AND project_id = (SELECT project_id FROM documents WHERE id = OLD.document_id);
+  INSERT INTO assignment_counts (user_id, project_id, status, assignments, seconds)
+  SELECT NEW.user_id, d.project_id, NEW.status, 1, coalesce(NEW.seconds_spent, 0)
+  FROM documents d WHERE d.id = NEW.document_id
+  ON CONFLICT (user_id, project_id, status) DO UPDATE SET
+    assignments = assignments + 1, seconds = seconds + excluded.seconds;
+END""",
+]
+POSTGRESQL_TRIGGERS = [
+    """CREATE FUNCTION assignment_counts_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP IN ('UPDATE', 'DELETE') THEN
+    UPDATE assignment_counts SET assignments = assignments - 1,
+      seconds = seconds - coalesce(OLD.seconds_spent, 0)
+    WHERE user_id = OLD.user_id AND status = OLD.status
+      AND project_id = (SELECT project_id FROM documents WHERE id = OLD.document_id);
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    INSERT INTO assignment_counts (user_id, project_id, status, assignments, seconds)
+    SELECT NEW.user_id, d.project_id, NEW.status, 1, coalesce(NEW.seconds_spent, 0)
+    FROM documents d WHERE d.id = NEW.document_id
+    ON CONFLICT (user_id, project_id, status) DO UPDATE SET
+      assignments = assignment_counts.assignments + 1,
+      seconds = assignment_counts.seconds + excluded.seconds;
+  END IF;
+  RETURN NULL;
+END $$""",
+    """CREATE TRIGGER assignment_counts_change
+AFTER INSERT OR DELETE OR UPDATE OF status, seconds_spent, user_id, document_id
+ON assignments FOR EACH ROW EXECUTE FUNCTION assignment_counts_change()""",
+]
+
+
 def upgrade() -> None:
     dialect = op.get_bind().dialect.name
     holders_type = sa.Text(collation='C') if dialect == 'postgresql' else sa.Text()
@@ -94,6 +148,29 @@ def upgrade() -> None:
                                 name=op.f('fk_project_status_counts_project_id_projects'),
                                 ondelete='CASCADE'),
         sa.PrimaryKeyConstraint('project_id', 'status', name=op.f('pk_project_status_counts')))
+
+    op.create_table(
+        'assignment_counts',
+        sa.Column('user_id', sa.Integer(), nullable=False),
+        sa.Column('project_id', sa.Integer(), nullable=False),
+        sa.Column('status', sa.String(length=16), nullable=False),
+        sa.Column('assignments', sa.Integer(), nullable=False),
+        sa.Column('seconds', sa.Float(), nullable=False),
+        sa.ForeignKeyConstraint(['project_id'], ['projects.id'],
+                                name=op.f('fk_assignment_counts_project_id_projects'),
+                                ondelete='CASCADE'),
+        sa.ForeignKeyConstraint(['user_id'], ['users.id'],
+                                name=op.f('fk_assignment_counts_user_id_users'),
+                                ondelete='CASCADE'),
+        sa.PrimaryKeyConstraint('user_id', 'project_id', 'status',
+                                name=op.f('pk_assignment_counts')))
+    op.execute("""
+INSERT INTO assignment_counts (user_id, project_id, status, assignments, seconds)
+SELECT a.user_id, d.project_id, a.status, count(*), coalesce(sum(a.seconds_spent), 0.0)
+FROM assignments a JOIN documents d ON d.id = a.document_id
+GROUP BY a.user_id, d.project_id, a.status""")
+    for statement in POSTGRESQL_TRIGGERS if dialect == 'postgresql' else SQLITE_TRIGGERS:
+        op.execute(statement)
 
     false = 'false' if dialect == 'postgresql' else '0'
     op.execute(MISSING_ENTRIES.format(false=false))
@@ -125,6 +202,13 @@ SELECT project_id, status, count(*) FROM adjudication_queue GROUP BY project_id,
 
 
 def downgrade() -> None:
+    if op.get_bind().dialect.name == 'postgresql':
+        op.execute('DROP TRIGGER assignment_counts_change ON assignments')
+        op.execute('DROP FUNCTION assignment_counts_change()')
+    else:
+        for name in ('insert', 'delete', 'update'):
+            op.execute(f'DROP TRIGGER assignment_counts_{name}')
+    op.drop_table('assignment_counts')
     for key in SORT_KEYS:
         op.drop_index(f'ix_adjudication_queue_{key}_desc', table_name='adjudication_queue')
         op.drop_index(f'ix_adjudication_queue_{key}', table_name='adjudication_queue')

@@ -1,0 +1,165 @@
+"""The data manager's stored rows and counts (issue 44) equal a fresh computation after
+every kind of change: import, assign, start, save time, mark done, skip, reopen, reassign,
+tie-break, adjudicate, adjudication reopened, a schema change; the counts per status add up
+to the documents; a status filter returns exactly the documents of that status; "My
+documents"' stored counts equal the assignments counted. Runs on the SQLite file and on
+PostgreSQL (ANNOTATOR_TEST_POSTGRES_URL); the migration's SQL backfill is checked too."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from sqlalchemy import func, select, update
+
+from annotator.adjudication.queue import project_changed
+from annotator.annotate.assignment import assign_documents
+from annotator.annotate.bulk import reassign, reopen
+from annotator.migrations import downgrade, upgrade
+from annotator.models import (
+    AdjudicationQueueEntry,
+    AdjudicationState,
+    Assignment,
+    AssignmentCount,
+    Document,
+    Project,
+    ProjectMember,
+    ProjectStatusCount,
+    TieBreakRequest,
+)
+from annotator.operations.document_table import STATUSES, document_page
+from annotator.study.accounts import create_user
+from annotator.study.projects import create_project
+from tests.conftest import PASSWORD
+from tests.test_document_table_sql import reference_rows
+
+
+def _stored(session, project_id: int) -> dict[int, tuple]:
+    return {e.document_id: (e.status, e.holders, e.seconds) for e in session.scalars(
+        select(AdjudicationQueueEntry).where(AdjudicationQueueEntry.project_id == project_id))}
+
+
+def check(database, project_id: int) -> Counter:
+    """Stored rows and counts against the reference; returns the statuses counted."""
+    with database.session() as session:
+        reference = reference_rows(session, project_id)
+        expected = {r["id"]: (r["status"], ", ".join(r["annotators"]), r["time"])
+                    for r in reference}
+        assert _stored(session, project_id) == expected
+        statuses = Counter(r["status"] for r in reference)
+        counts = dict(session.execute(select(ProjectStatusCount.status,
+                                             ProjectStatusCount.documents).where(
+            ProjectStatusCount.project_id == project_id, ProjectStatusCount.documents != 0)).all())
+        assert counts == dict(statuses)
+        project = session.get(Project, project_id)
+        page = document_page(session, project, page_size=1000)
+        assert sum(page.counts.values()) == page.total == len(reference)
+        for status in STATUSES:
+            shown = document_page(session, project, status=status, page_size=1000)
+            assert [r.document.id for r in shown.rows] == [
+                r["id"] for r in reference if r["status"] == status]
+        held = dict(((u, s), (n, t)) for u, s, n, t in session.execute(
+            select(Assignment.user_id, Assignment.status, func.count(),
+                   func.sum(Assignment.seconds_spent)).join(Document)
+            .where(Document.project_id == project_id)
+            .group_by(Assignment.user_id, Assignment.status)))
+        stored = {(c.user_id, c.status): (c.assignments, c.seconds) for c in session.scalars(
+            select(AssignmentCount).where(AssignmentCount.project_id == project_id,
+                                          AssignmentCount.assignments != 0))}
+        assert stored == held
+        return statuses
+
+
+def _assignments(session, project_id: int, username: str) -> list[Assignment]:
+    return session.scalars(select(Assignment).join(Document).where(
+        Document.project_id == project_id, Assignment.user.has(username=username))
+        .order_by(Document.position)).all()
+
+
+def test_stored_rows_follow_every_change(database):
+    with database.session() as session:
+        lead = create_user(session, "lead", PASSWORD, "lead")
+        people = [create_user(session, name, PASSWORD, "annotator")
+                  for name in ("ana", "ben", "Cy")]
+        project = create_project(session, "stored", "infolossqa", leads=[lead])
+        session.add_all([ProjectMember(project_id=project.id, user_id=u.id, role="annotator")
+                         for u in people])
+        for i in range(12):
+            session.add(Document(project_id=project.id, external_id=f"d{i}",
+                                 source=f"Source {i}.", target=f"Target {i}.", position=i))
+        project_id = project.id
+    assert check(database, project_id) == {"unassigned": 12}
+
+    with database.session() as session:  # assign: two annotators per document
+        assign_documents(session, session.get(Project, project_id), ["ana", "ben"],
+                         per_document=2)
+    assert check(database, project_id) == {"not started": 12}
+
+    with database.session() as session:  # start, save time, finish, skip
+        ana, ben = (_assignments(session, project_id, n) for n in ("ana", "ben"))
+        for i in range(8):
+            ana[i].status, ana[i].seconds_spent = "done", 30.0 + i
+        for i in (0, 1, 2, 3):
+            ben[i].status = "done"
+        ben[4].status = "skipped"
+        ben[5].status, ben[5].seconds_spent = "in_progress", 12.5
+        ana[9].status = ben[9].status = "skipped"
+    assert check(database, project_id) == {"ready": 4, "partly skipped": 1, "in progress": 3,
+                                           "skipped": 1, "not started": 3}
+
+    with database.session() as session:  # tie-break: a third annotator on document 0
+        document = session.scalar(select(Document).where(Document.external_id == "d0"))
+        third = Assignment(document_id=document.id, user_id=people[2].id, status="assigned")
+        session.add(third)
+        session.flush()
+        session.add(TieBreakRequest(document_id=document.id, assignment_id=third.id,
+                                    level="document", item="", field="fluency"))
+    check(database, project_id)  # still ready: tie-breaks do not count
+
+    with database.session() as session:  # adjudicate document 1; reopen document 2
+        ids = {d.external_id: d.id for d in session.scalars(select(Document))}
+        session.add(AdjudicationState(document_id=ids["d1"], status="complete"))
+        reopen(session, session.get(Project, project_id), [ids["d2"]])
+    statuses = check(database, project_id)
+    assert statuses["adjudicated"] == 1 and statuses["ready"] == 2
+
+    with database.session() as session:  # reassign an untouched document; reopen adjudication
+        reassign(session, session.get(Project, project_id), [ids["d10"]], "ben", "Cy")
+        session.execute(update(AdjudicationState).where(
+            AdjudicationState.document_id == ids["d1"]).values(status="open"))
+        project_changed(session, project_id)  # a schema change: every entry recomputed
+    statuses = check(database, project_id)
+    assert statuses["adjudicated"] == 0
+
+    with database.session() as session:  # an assignment removed: back to fewer holders
+        for held in session.scalars(select(Assignment).where(
+                Assignment.document_id == ids["d11"])):
+            session.delete(held)
+    assert check(database, project_id)["unassigned"] == 1
+
+
+def test_the_migration_backfills_what_the_code_computes(database):
+    """Down to 0011 and up again: the SQL backfill writes the rows and counts the
+    recomputation wrote (statuses, holders in code point order, times, counts)."""
+    with database.session() as session:
+        people = [create_user(session, name, PASSWORD, "annotator") for name in ("ana", "Ben")]
+        project = create_project(session, "backfill", "infolossqa")
+        session.add_all([ProjectMember(project_id=project.id, user_id=u.id, role="annotator")
+                         for u in people])
+        for i in range(6):
+            session.add(Document(project_id=project.id, external_id=f"b{i}",
+                                 source=f"Source {i}.", target=f"Target {i}.", position=i))
+        session.flush()
+        assign_documents(session, project, ["ana", "Ben"], per_document=2)
+        project_id = project.id
+    with database.session() as session:
+        held = _assignments(session, project_id, "ana")
+        held[0].status, held[0].seconds_spent = "done", 5.0
+        held[1].status = "skipped"
+    check(database, project_id)
+    with database.session() as session:
+        before = _stored(session, project_id)
+    downgrade(database.engine, "0011_jobs_lanes")
+    upgrade(database.engine)
+    with database.session() as session:
+        assert _stored(session, project_id) == before
+    check(database, project_id)
