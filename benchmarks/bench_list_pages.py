@@ -10,7 +10,7 @@ size, and the ratio of the p95 at the largest
 size to the p95 at the smallest (flat = ~1).
 
     .venv/bin/python benchmarks/bench_list_pages.py [--sizes 1000 100000 1000000] [--rounds 20]
-        [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
+        [--database-url postgresql://postgres@127.0.0.1:5432/postgres] [--pages PAGE ...]
 
 Without --database-url each size is a SQLite file in a temporary folder; with it (an admin
 URL of a PostgreSQL server), each size is a new database on that server, dropped after.
@@ -186,7 +186,8 @@ def pages(project_id: int) -> dict[str, tuple[str, str]]:
     }
 
 
-def measure(url: str, project_id: int, folder: Path, rounds: int) -> dict[str, list[float]]:
+def measure(url: str, project_id: int, folder: Path, rounds: int,
+            names: list[str]) -> dict[str, list[float]]:
     config = Config.from_env({}, instance_path=folder / "instance", database_url=url,
                              secret_key="bench", exports_path=folder / "exports")
     app = create_app(config)
@@ -198,7 +199,8 @@ def measure(url: str, project_id: int, folder: Path, rounds: int) -> dict[str, l
     shown = clients["lead"].get(f"/projects/{project_id}/documents").get_data(as_text=True)
     assert shown.count("<tr data-document=") == 50, "the data manager shows one full page"
     found = {}
-    for name, (user, path) in pages(project_id).items():
+    for name in names:
+        user, path = pages(project_id)[name]
         clients[user].get(path)  # warm: the first request fills caches later ones read
         found[name] = timings(clients[user], path, rounds)
     app.extensions["annotator_db"].dispose()
@@ -215,6 +217,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--database-url", default=None,
                         help="admin URL of a PostgreSQL server (default: SQLite files)")
+    parser.add_argument("--pages", nargs="+", choices=list(pages(0)), default=list(pages(0)),
+                        metavar="PAGE", help="pages to measure (default: all): "
+                        + "; ".join(pages(0)))
     args = parser.parse_args()
     engine = "PostgreSQL" if args.database_url else "SQLite"
     results = {}
@@ -227,17 +232,21 @@ def main() -> None:
                 project_id = build(url, size)
                 print(f"{engine}: {size} documents built in "
                       f"{time.perf_counter() - start:.1f} s", flush=True)
-                results[size] = measure(url, project_id, folder, args.rounds)
+                results[size] = measure(url, project_id, folder, args.rounds, args.pages)
+            report(results, [size], args.pages)  # each size as soon as it is measured
     print(f"\n{engine}, {args.rounds} requests per page, milliseconds (p50 / p95)")
-    sizes = args.sizes
+    report(results, args.sizes, args.pages)
+
+
+def report(results: dict, sizes: list[int], names: list[str]) -> None:
     print(f"{'page':30}" + "".join(f"{size:>18}" for size in sizes)
           + (f"{'p95 ratio':>12}" if len(sizes) > 1 else ""))
-    for name in pages(0):
+    for name in names:
         cells = "".join(f"{statistics.median(results[s][name]):>9.0f} /"
                         f"{p95(results[s][name]):>6.0f} " for s in sizes)
         ratio = (f"{p95(results[sizes[-1]][name]) / p95(results[sizes[0]][name]):>12.2f}"
                  if len(sizes) > 1 else "")
-        print(f"{name:30}{cells}{ratio}")
+        print(f"{name:30}{cells}{ratio}", flush=True)
 
 
 if __name__ == "__main__":
