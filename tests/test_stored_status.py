@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from sqlalchemy import func, select, update
 
 from annotator.adjudication.queue import project_changed
@@ -163,3 +164,33 @@ def test_the_migration_backfills_what_the_code_computes(database):
     with database.session() as session:
         assert _stored(session, project_id) == before
     check(database, project_id)
+
+
+def test_imported_documents_are_unassigned_and_a_failed_import_takes_them_off(
+        database, tmp_path, monkeypatch):
+    """The importer's bulk insert writes each document's row and count in its batch's
+    transaction; a batched import that fails midway deletes its documents and takes them
+    off the counts."""
+    from annotator.ingest import store
+    from annotator.ingest.store import import_file
+    from tests.helpers import pairs, write_jsonl
+
+    monkeypatch.setattr(store, "BATCH_SIZE", 10)
+    path = write_jsonl(tmp_path / "big.jsonl", pairs(45))
+
+    def interrupted(done, total):
+        if done == 35:  # three batches committed, then the import dies
+            raise KeyboardInterrupt
+
+    with database.session() as session:
+        project_id = create_project(session, "imported", "infolossqa").id
+    with database.session() as session:
+        with pytest.raises(KeyboardInterrupt):
+            import_file(session, session.get(Project, project_id), path, in_batches=True,
+                        progress=interrupted)
+    assert check(database, project_id) == {}
+    with database.session() as session:
+        assert document_page(session, session.get(Project, project_id)).counts == dict.fromkeys(
+            STATUSES, 0)
+        import_file(session, session.get(Project, project_id), path, in_batches=True)
+    assert check(database, project_id) == {"unassigned": 45}
