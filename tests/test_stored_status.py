@@ -194,3 +194,34 @@ def test_imported_documents_are_unassigned_and_a_failed_import_takes_them_off(
             STATUSES, 0)
         import_file(session, session.get(Project, project_id), path, in_batches=True)
     assert check(database, project_id) == {"unassigned": 45}
+
+
+def test_the_annotation_api_keeps_the_stored_rows(database, study, ana, ben):
+    """Saves through the JSON API as the annotation page sends them: an edit, time,
+    done, skipped; the stored rows and counts follow each."""
+    from tests.api_helpers import new_edit
+
+    project_id = study["project_id"]
+    first, second, third = study["assignments"]["ana"]
+    ben_first, ben_second = study["assignments"]["ben"][:2]
+
+    def status(api, aid, value):
+        version = api.get(f"/api/assignments/{aid}").get_json()["assignment"]["version"]
+        response = api.send("POST", f"/api/assignments/{aid}/status",
+                            {"status": value, "version": version})
+        assert response.status_code == 200, response.get_json()
+
+    new_edit(ana, first)
+    assert ana.send("POST", f"/api/assignments/{first}/time", {"seconds": 5}).status_code == 200
+    assert check(database, project_id) == {"in progress": 1, "not started": 2}
+    status(ana, first, "done")
+    status(ben, ben_first, "done")
+    status(ana, second, "skipped")
+    status(ben, ben_second, "skipped")
+    status(ana, third, "done")
+    assert check(database, project_id) == {"ready": 1, "skipped": 1, "in progress": 1}
+    with database.session() as session:  # the ready document's agreement is the queue's
+        entry = session.scalar(select(AdjudicationQueueEntry).where(
+            AdjudicationQueueEntry.status == "ready"))
+        assert (entry.shown_agreement, entry.shown_open) == (entry.agreement, entry.open_total)
+        assert entry.shown_agreement is not None

@@ -17,7 +17,8 @@ Where it is kept:
   with it and adds the change of status to ``project_status_counts``
   (:func:`add_to_counts`: ``documents = documents + delta``, so that concurrent changes add
   up; the rows of one transaction are updated in one order, so two cannot deadlock on them);
-- deleting documents takes their statuses off the counts first (:func:`remove_entries`).
+- deleting documents takes their statuses off the counts first (:func:`remove_entries`);
+- a time heartbeat, an atomic UPDATE no flush sees, adds its credit (:func:`add_seconds`).
 """
 
 from __future__ import annotations
@@ -98,6 +99,16 @@ def add_to_counts(connection, deltas: Counter) -> None:
                 project_id=project_id, status=status, documents=delta).on_conflict_do_update(
                 index_elements=["project_id", "status"],
                 set_={"documents": table.c.documents + delta}))
+
+
+def add_seconds(connection, document_id: int, delta: float) -> None:
+    """Add a time heartbeat's credit to the document's stored time: the heartbeat is an
+    atomic UPDATE of the assignment that no flush sees, so the queue does not recompute
+    the entry for it (``seconds = seconds + delta``: concurrent heartbeats add up)."""
+    if delta:
+        queue = AdjudicationQueueEntry.__table__
+        connection.execute(queue.update().where(queue.c.document_id == document_id).values(
+            seconds=queue.c.seconds + delta))
 
 
 def add_entries(connection, project_id: int, document_ids: list[int]) -> None:

@@ -16,6 +16,7 @@ from sqlalchemy import case, or_, select, update
 from sqlalchemy.orm import Session, object_session
 from sqlalchemy.orm.attributes import flag_modified
 
+from annotator.adjudication.document_status import add_seconds
 from annotator.annotate.modes import rating_problem, schema_mode
 from annotator.core.keys import rating_key
 from annotator.core.limits import current_limits
@@ -256,6 +257,10 @@ def add_time(session: Session, assignment: Assignment, seconds: Any,
         raise ValidationFailed([{"field": "seconds", "message": seconds_problem(seconds)
                                  + got(seconds)}])
     if assignment.status != "done":
+        # The time before, read under the row's lock, so that the document's stored time
+        # (the data manager's, document_status) gets exactly this heartbeat's credit.
+        before = session.scalar(select(Assignment.seconds_spent).where(
+            Assignment.id == assignment.id).with_for_update())
         now = time.time() if now is None else now
         last = Assignment.last_time_report
         elapsed = case((last.is_(None), MAX_TIME_REPORT_SECONDS), else_=now - last)
@@ -267,6 +272,8 @@ def add_time(session: Session, assignment: Assignment, seconds: Any,
                 seconds_spent=Assignment.seconds_spent + credit, last_time_report=now)
             .execution_options(synchronize_session=False))
         session.refresh(assignment, ["seconds_spent", "last_time_report"])
+        add_seconds(session.connection(), assignment.document_id,
+                    assignment.seconds_spent - (before or 0.0))
     return assignment.seconds_spent
 
 
