@@ -225,3 +225,23 @@ def test_the_annotation_api_keeps_the_stored_rows(database, study, ana, ben):
             AdjudicationQueueEntry.status == "ready"))
         assert (entry.shown_agreement, entry.shown_open) == (entry.agreement, entry.open_total)
         assert entry.shown_agreement is not None
+
+
+def test_an_annotation_import_keeps_the_stored_rows(env, database):
+    """`annotator import` of a model's annotations (the InfoLossQA format) creates the
+    documents it annotates and their assignments: stored rows and counts follow."""
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from annotator.cli import main
+
+    data = Path(__file__).parent / "data" / "interop" / "infolossqa"
+    for args in (["project", "create", "loss", "--schema", "infolossqa"],
+                 ["import", "loss", str(data), "--format", "infolossqa"]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+    with database.session() as session:
+        project_id = session.scalar(select(Project.id).where(Project.name == "loss"))
+    statuses = check(database, project_id)
+    assert sum(statuses.values()) == 2 and "unassigned" not in statuses
