@@ -20,8 +20,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Callable, Mapping
 
-from annotator.core.model_choice import BACKENDS, ModelChoice, use_model
 from annotator.core.limits import Limits, use_limits
+from annotator.core.model_choice import BACKENDS, ModelChoice, use_model
 
 
 class SettingError(ValueError):

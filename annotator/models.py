@@ -463,6 +463,65 @@ class AdjudicationQueueEntry(Base):
     annotators: Mapped[str] = mapped_column(Text, default="|")
     disputed: Mapped[str] = mapped_column(Text, default="|")
     position: Mapped[int] = mapped_column(Integer, default=0)
+    # The data manager's row, stored so that its filters, sorts and counts are index scans
+    # (issue 44; annotator.adjudication.document_status): the document's status, every
+    # holder's username (tie-breaks included) sorted and joined by ", " (compared code point
+    # by code point: the "C" collation on PostgreSQL), the time of every assignment, and the
+    # agreement and open decisions shown (NULL unless the status is ready or adjudicated).
+    status: Mapped[str] = mapped_column(String(16), default="unassigned",
+                                        server_default="unassigned")
+    holders: Mapped[str] = mapped_column(
+        Text().with_variant(Text(collation="C"), "postgresql"), default="", server_default="")
+    seconds: Mapped[float] = mapped_column(Float, default=0.0, server_default="0")
+    shown_agreement: Mapped[float | None] = mapped_column(Float, nullable=True)
+    shown_open: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+# The data manager's sorts: one index per key and direction, ties in document order either
+# way (annotator.operations.document_table); the status filter in document order.
+QUEUE_SORT_KEYS = ("holders", "seconds", "shown_agreement", "shown_open")
+Index("ix_adjudication_queue_status", AdjudicationQueueEntry.project_id,
+      AdjudicationQueueEntry.status, AdjudicationQueueEntry.position,
+      AdjudicationQueueEntry.document_id)
+Index("ix_adjudication_queue_position", AdjudicationQueueEntry.project_id,
+      AdjudicationQueueEntry.position, AdjudicationQueueEntry.document_id)
+for _key in QUEUE_SORT_KEYS:
+    _column = getattr(AdjudicationQueueEntry, _key)
+    Index(f"ix_adjudication_queue_{_key}", AdjudicationQueueEntry.project_id, _column,
+          AdjudicationQueueEntry.position, AdjudicationQueueEntry.document_id)
+    Index(f"ix_adjudication_queue_{_key}_desc", AdjudicationQueueEntry.project_id,
+          _column.desc(), AdjudicationQueueEntry.position, AdjudicationQueueEntry.document_id)
+
+
+class AssignmentCount(Base):
+    """One annotator's assignments in a project with one status, and their time: what "My
+    documents" shows per project, read in a few rows at any size (issue 44). Kept by
+    triggers on ``assignments`` (migration 0012_list_page_status): every writer of an
+    assignment, the bulk ones included, moves the counts in its own statement."""
+
+    __tablename__ = "assignment_counts"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"),
+                                            primary_key=True)
+    status: Mapped[str] = mapped_column(String(16), primary_key=True)
+    assignments: Mapped[int] = mapped_column(Integer, default=0)
+    seconds: Mapped[float] = mapped_column(Float, default=0.0)
+
+
+class ProjectStatusCount(Base):
+    """How many documents of a project have each data-manager status: the stored statuses
+    of ``adjudication_queue`` counted, kept by adding deltas in the transaction that changes
+    a status (``UPDATE ... SET documents = documents + delta``: concurrent changes add up
+    instead of overwriting each other), so the data manager's counts read a few rows."""
+
+    __tablename__ = "project_status_counts"
+
+    project_id: Mapped[int] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16), primary_key=True)
+    documents: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class TieBreakRequest(Base):

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from sqlalchemy import update
 
 from annotator.core.records import IngestError
 from annotator.db import Database
@@ -77,11 +78,12 @@ def new_database(migrated_sqlite_file, tmp_path):
     return make
 
 
-def table(url: str, name: str) -> list[dict]:
+def table(url: str, name: str, order: str = "id") -> list[dict]:
     """Every row of ``name`` as the file stores it (JSON as its text)."""
     with sqlite3.connect(url.removeprefix("sqlite:///")) as connection:
         connection.row_factory = sqlite3.Row
-        return [dict(row) for row in connection.execute(f"SELECT * FROM {name} ORDER BY id")]
+        return [dict(row) for row in connection.execute(
+            f"SELECT * FROM {name} ORDER BY {order}")]
 
 
 def comparable(rows: list[dict]) -> list[dict]:
@@ -117,6 +119,13 @@ def test_the_direct_path_writes_the_rows_the_orm_path_writes(new_database, tmp_p
         len(RECORDS) + CHUNK_DOCUMENTS, 0, 2)
     for name in ("documents", "jobs", "audit_events"):
         assert comparable(table(direct_url, name)) == comparable(table(orm_url, name)), name
+    # The data manager's entries and counts (issue 44), in the order of their documents.
+    assert table(direct_url, "adjudication_queue", "document_id") == table(
+        orm_url, "adjudication_queue", "document_id")
+    assert table(direct_url, "project_status_counts", "status") == table(
+        orm_url, "project_status_counts", "status") == [
+        {"project_id": 1, "status": "unassigned",
+         "documents": len(RECORDS) + CHUNK_DOCUMENTS + (2 if earlier else 0)}]
     # Against the input itself, so that both sides being wrong alike fails too.
     documents = {row["external_id"]: row for row in table(direct_url, "documents")}
     assert json.loads(documents["7"]["meta"]) == {"system": "gpt-4o", "section": "Methods",
@@ -237,10 +246,10 @@ def test_a_stale_queue_entry_or_an_older_schema_is_left_to_the_orm_path(new_data
     url = new_database(earlier=True)
     path = write_jsonl(tmp_path / "pairs.jsonl", RECORDS)
     database = Database(url)
-    with database.session() as session:  # start-up recomputes it first (Database.upgrade)
+    with database.session() as session:  # start-up recomputes it first (work.upgrade)
         document = session.query(Document).filter_by(external_id="e1").one()
-        session.add(AdjudicationQueueEntry(document_id=document.id,
-                                           project_id=document.project_id))
+        session.execute(update(AdjudicationQueueEntry).where(
+            AdjudicationQueueEntry.document_id == document.id).values(stale=True))
     database.dispose()
     assert sqlite_import.import_documents(url, "p", path, None) == sqlite_import.NotDirect()
     with sqlite3.connect(url.removeprefix("sqlite:///")) as connection:

@@ -15,11 +15,11 @@ from click.testing import CliRunner
 
 from annotator import config as settings
 from annotator.align.embeddings import default_model_path, uses_torch
-from annotator.core.model_choice import current_model
 from annotator.app import create_app
 from annotator.cli import main
 from annotator.config import VARIABLES, Config, SettingError
 from annotator.core.limits import Limits, current_limits
+from annotator.core.model_choice import current_model
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "annotator"

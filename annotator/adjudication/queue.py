@@ -28,13 +28,16 @@ The entry itself is :func:`annotator.adjudication.overview.document_entry` (unch
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from dataclasses import dataclass
 from types import SimpleNamespace
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from annotator.adjudication.document_status import table_values
 from annotator.models import AdjudicationQueueEntry, Document
+from annotator.study.document_status import add_to_counts
 from annotator.study.queue_marks import DEFERRED, document_changed, mark_changed, take_marked
 
 log = logging.getLogger(__name__)
@@ -131,20 +134,31 @@ def _recompute(session: Session, stale) -> None:
 
 
 def _recompute_chunk(session: Session, stale) -> None:
+    """Write each entry and the data manager's row with it (document_status); a changed
+    status moves the document between the project's stored counts. The write is
+    conditional on the ``changes`` and the status read: a change committed meanwhile, or
+    a concurrent recomputation that already moved the status, makes it match no row, so a
+    status change is counted exactly once."""
+    q = AdjudicationQueueEntry
+    deltas: Counter = Counter()
     for document_id, changes in stale:
         document = session.get(Document, document_id)
         entry = document_entry(session, document)
         values = {"computed": changes, "stale": False, "ready": entry is not None,
-                  "position": document.position}
+                  "position": document.position, **table_values(session, document, entry)}
         if entry is not None:
             values.update(complete=entry.status == "complete", agreement=entry.agreement,
                           open_total=entry.open["total"], open_summary=entry.open["summary"],
                           annotators=_bars(entry.annotators),
                           disputed=_bars(entry.fields_in_dispute))
-        session.execute(update(AdjudicationQueueEntry).where(
-            AdjudicationQueueEntry.document_id == document_id,
-            AdjudicationQueueEntry.changes == changes).values(**values)
-            .execution_options(synchronize_session=False))
+        old = session.scalar(select(q.status).where(q.document_id == document_id))
+        written = session.execute(update(q).where(
+            q.document_id == document_id, q.changes == changes, q.status == old)
+            .values(**values).execution_options(synchronize_session=False)).rowcount
+        if written and old != values["status"]:
+            deltas[(document.project_id, old)] -= 1
+            deltas[(document.project_id, values["status"])] += 1
+    add_to_counts(session.connection(), deltas)
 
 
 @dataclass

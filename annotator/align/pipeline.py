@@ -19,8 +19,8 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from annotator.align.embeddings import uses_torch
-from annotator.core.model_choice import current_model, use_model
 from annotator.align.text import _tokenizer
+from annotator.core.model_choice import current_model, use_model
 from annotator.core.overlap import spans_overlap
 from annotator.core.vocabulary import PREHIGHLIGHTERS
 

@@ -40,6 +40,7 @@ from annotator.schemas import EditType, Schema
 from annotator.schemas.answers import rationale_problem, validate_fields
 from annotator.schemas.files import project_schema
 from annotator.study import audit
+from annotator.study.document_status import add_seconds
 from annotator.study.queue_marks import document_changed
 
 MAX_TIME_REPORT_SECONDS = 300  # one heartbeat never adds more than this
@@ -264,6 +265,10 @@ def add_time(session: Session, assignment: Assignment, seconds: Any,
         raise ValidationFailed([{"field": "seconds", "message": seconds_problem(seconds)
                                  + got(seconds)}])
     if assignment.status != "done":
+        # The time before, read under the row's lock, so that the document's stored time
+        # (the data manager's, document_status) gets exactly this heartbeat's credit.
+        before = session.scalar(select(Assignment.seconds_spent).where(
+            Assignment.id == assignment.id).with_for_update())
         now = time.time() if now is None else now
         last = Assignment.last_time_report
         elapsed = case((last.is_(None), MAX_TIME_REPORT_SECONDS), else_=now - last)
@@ -275,6 +280,8 @@ def add_time(session: Session, assignment: Assignment, seconds: Any,
                 seconds_spent=Assignment.seconds_spent + credit, last_time_report=now)
             .execution_options(synchronize_session=False))
         session.refresh(assignment, ["seconds_spent", "last_time_report"])
+        add_seconds(session.connection(), assignment.document_id,
+                    assignment.seconds_spent - (before or 0.0))
     return assignment.seconds_spent
 
 

@@ -34,6 +34,7 @@ from annotator.core.migration_heads import head_revisions
 from annotator.core.records import DocumentRecord, read_documents
 from annotator.core.sqlite_connection import BUSY_TIMEOUT_SECONDS, apply_pragmas
 from annotator.ingest.rows import BATCH_SIZE, ImportResult, document_row
+from annotator.study.entry_row import NEW_ENTRY
 from annotator.study.job_rows import PREHIGHLIGHT, WAITING, new_job_row, prehighlight_chunks
 
 SQLITE_PREFIX = "sqlite:///"
@@ -117,6 +118,7 @@ def _store(connection: sqlite3.Connection, project_name: str, project_id: int,
     for offset, row in enumerate(rows):
         row["position"] = next_position + offset
     _insert(connection, "documents", rows)
+    _add_entries(connection, project_id, next_position, len(rows))
     jobs = _queue_prehighlight(connection, project_id, now) if rows else []
     # The event study.audit.record writes for an import (user_id: the command has none).
     _insert(connection, "audit_events", [{
@@ -126,6 +128,24 @@ def _store(connection: sqlite3.Connection, project_name: str, project_id: int,
     return ImportResult(created=len(rows), updated=0,
                         prehighlight_job=jobs[0] if jobs else None,
                         prehighlight_chunks=len(jobs))
+
+
+def _add_entries(connection: sqlite3.Connection, project_id: int, first_position: int,
+                 count: int) -> None:
+    """Each new document's data-manager entry ('unassigned') and the project's count, as
+    :func:`annotator.study.document_status.add_entries` writes them."""
+    if not count:
+        return
+    names = ", ".join(NEW_ENTRY)
+    connection.execute(
+        f"INSERT INTO adjudication_queue (document_id, project_id, position, {names}) "
+        f"SELECT id, project_id, position, {', '.join('?' * len(NEW_ENTRY))} FROM documents "
+        "WHERE project_id = ? AND position >= ?",
+        (*NEW_ENTRY.values(), project_id, first_position))
+    connection.execute(
+        "INSERT INTO project_status_counts (project_id, status, documents) VALUES (?, ?, ?) "
+        "ON CONFLICT (project_id, status) DO UPDATE SET documents = documents + ?",
+        (project_id, NEW_ENTRY["status"], count, count))
 
 
 def _plain_project(connection: sqlite3.Connection, name: str) -> int | None:

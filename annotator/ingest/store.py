@@ -18,6 +18,7 @@ from annotator.core.records import (
 from annotator.ingest.rows import BATCH_SIZE, ImportResult, document_row, document_texts
 from annotator.models import Assignment, Document, Edit, Project, Rating
 from annotator.study import audit
+from annotator.study.document_status import add_entries, remove_entries
 from annotator.study.prehighlight_queue import queue_prehighlight
 
 # New documents go straight into the table (see ``write_batch``).
@@ -126,6 +127,16 @@ def store_documents(
     batch: list[dict] = []  # new documents' rows, written BATCH_SIZE at a time
     committed: list[int] = []  # ids written by earlier batches, deleted again on failure
 
+    def insert_rows() -> list[int]:
+        # Each new document gets its data-manager entry ('unassigned', counted) in the same
+        # transaction (study.document_status.add_entries): whoever stores documents adds
+        # their entries, no ORM event does it behind a caller's back.
+        ids = session.execute(insert(DOCUMENTS).returning(DOCUMENTS.c.id),
+                              batch).scalars().all()
+        batch.clear()
+        add_entries(session.connection(), project.id, list(ids))
+        return ids
+
     def write_batch() -> None:
         # New documents are inserted as rows (one executemany into the table), not as ORM
         # objects: no object of the session refers to a document not yet stored, and the
@@ -134,9 +145,7 @@ def store_documents(
         # created_at) are the table's own, so the rows are those the ORM wrote
         # (tests/test_import_bulk_rows.py).
         if batch:
-            ids = session.execute(insert(DOCUMENTS).returning(DOCUMENTS.c.id),
-                                  batch).scalars().all()
-            batch.clear()
+            ids = insert_rows()
             if in_batches:
                 committed.extend(ids)
         session.flush()
@@ -157,8 +166,7 @@ def store_documents(
             if progress is not None:
                 progress(done, len(records))
         if batch:  # the last, partial batch: the caller commits it
-            session.execute(insert(DOCUMENTS), batch)
-            batch.clear()
+            insert_rows()
         session.flush()
         chunks = []
         if created or updated:  # queued in the import's last transaction: all or nothing
@@ -176,6 +184,7 @@ def _undo(session: Session, document_ids: list[int]) -> None:
     """Delete what the failed import committed, in batches (the all-or-nothing promise)."""
     session.rollback()
     for start in range(0, len(document_ids), BATCH_SIZE):
+        remove_entries(session.connection(), document_ids[start:start + BATCH_SIZE])
         session.execute(delete(Document).where(
             Document.id.in_(document_ids[start:start + BATCH_SIZE])))
         session.commit()

@@ -10,7 +10,7 @@ from sqlalchemy.orm import contains_eager
 from annotator.align.headings import heading_ranges, trim_span
 from annotator.annotate.next_up import TO_DO, next_to_do
 from annotator.core.vocabulary import ASSIGNMENT_STATUSES
-from annotator.models import Assignment, Document, Project, TieBreakRequest
+from annotator.models import Assignment, AssignmentCount, Document, Project, TieBreakRequest
 from annotator.schemas.files import project_schema
 from annotator.schemas.guideline_text import markdown_html, schema_guideline
 from annotator.web.access import assignment_for_viewer, db, load_user, login_required
@@ -46,25 +46,39 @@ def my_documents():
     show = show if show in SHOW else "all"
     progress = _progress(user.id)
     query = (select(Assignment).where(Assignment.user_id == user.id).join(Document))
-    if project_id:
-        query = query.where(Document.project_id == project_id)
     if search:
         like = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         query = query.where(Document.external_id.ilike(like, escape="\\")
                             | Document.source.ilike(like, escape="\\")
                             | Document.target.ilike(like, escape="\\"))
-    if SHOW[show]:
-        query = query.where(Assignment.status.in_(SHOW[show]))
-    matching = db().scalar(select(func.count()).select_from(query.subquery()))
+    statuses = SHOW[show] or ASSIGNMENT_STATUSES
+    query = query.where(Assignment.status.in_(statuses))
+    # One segment per project, in project order: its size is the stored counts' (a search
+    # counts what it matches), so a page reads only its own rows (issue 44).
+    segments = [(entry["id"], None if search else sum(entry[s] for s in statuses))
+                for entry in sorted(progress, key=lambda e: e["id"])
+                if not project_id or entry["id"] == project_id]
+    if search:
+        segments = [(pid, db().scalar(select(func.count()).select_from(
+            query.where(Document.project_id == pid).subquery()))) for pid, _ in segments]
+    matching = sum(size for _, size in segments)
     pages = max(1, -(-matching // PAGE_SIZE))
     page = min(max(1, request.args.get("page", 1, type=int)), pages)
-    assignments = db().scalars(
-        query.options(contains_eager(Assignment.document).load_only(
-                          Document.external_id, Document.position, Document.project_id),
-                      contains_eager(Assignment.document).joinedload(Document.project))
-        .order_by(Document.project_id, Document.position, Document.id, Assignment.id)
-        .offset((page - 1) * PAGE_SIZE).limit(PAGE_SIZE)
-    ).all()
+    assignments, offset = [], (page - 1) * PAGE_SIZE
+    for pid, size in segments:
+        if offset >= size:
+            offset -= size
+            continue
+        assignments += db().scalars(
+            query.where(Document.project_id == pid)
+            .options(contains_eager(Assignment.document).load_only(
+                         Document.external_id, Document.position, Document.project_id),
+                     contains_eager(Assignment.document).joinedload(Document.project))
+            .order_by(Document.position, Document.id, Assignment.id)
+            .offset(offset).limit(PAGE_SIZE - len(assignments))).all()
+        offset = 0
+        if len(assignments) == PAGE_SIZE:
+            break
     next_up = next_to_do(db(), user.id, project_id)
     # A third annotator asked to break ties rates only the disputed items, on its own page.
     tiebreaks = set(db().scalars(select(TieBreakRequest.assignment_id).where(
@@ -76,14 +90,14 @@ def my_documents():
 
 
 def _progress(user_id: int) -> list[dict]:
-    """Per project: the user's documents by status and time spent."""
+    """Per project: the user's documents by status and time spent, from the stored counts
+    (kept by triggers on the assignments: models.AssignmentCount)."""
     rows = db().execute(
-        select(Project.id, Project.name, Assignment.status, func.count(Assignment.id),
-               func.coalesce(func.sum(Assignment.seconds_spent), 0.0))
-        .join(Document, Document.id == Assignment.document_id)
-        .join(Project, Project.id == Document.project_id)
-        .where(Assignment.user_id == user_id)
-        .group_by(Project.id, Project.name, Assignment.status).order_by(Project.name))
+        select(Project.id, Project.name, AssignmentCount.status, AssignmentCount.assignments,
+               AssignmentCount.seconds)
+        .join(Project, Project.id == AssignmentCount.project_id)
+        .where(AssignmentCount.user_id == user_id, AssignmentCount.assignments > 0)
+        .order_by(Project.name))
     table: dict[int, dict] = {}
     for pid, name, status, count, seconds in rows:
         entry = table.setdefault(pid, {"id": pid, "name": name, "total": 0, "seconds": 0.0,
