@@ -24,6 +24,8 @@ PROBE_EVERY_SECONDS = 0.5
 # A probe's own time-out: far above /healthz's budget, so a slow answer is measured, not
 # counted as a connection error.
 PROBE_TIMEOUT_SECONDS = 10.0
+# The longest the restart waits for the measured part of the run to start (logins first).
+BEGIN_WAIT_SECONDS = 900.0
 
 
 def serve_argv(port: int) -> list[str]:
@@ -62,13 +64,22 @@ class HealthProbe(threading.Thread):
                 "p95_ms": round(times[int(0.95 * (len(times) - 1))] * 1000, 1) if times
                 else None,
                 "statuses": dict(Counter(status for _, status, _ in self.samples)),
-                "database": dict(Counter(database for _, _, database in self.samples))}
+                "database": dict(Counter(database for _, _, database in self.samples)),
+                "max_ms_by_database": {
+                    state: round(max(s for s, _, d in self.samples if d == state) * 1000, 1)
+                    for state in sorted({d for _, _, d in self.samples})}}
 
 
-def restart_postgres(postgres, at: float, down: float, started: float, events: dict) -> None:
-    """At ``at`` seconds after ``started`` (a monotonic time), stop ``postgres`` (fast mode)
-    and start it again ``down`` seconds later; the moments go into ``events``."""
-    time.sleep(max(0.0, started + at - time.monotonic()))
+def restart_postgres(postgres, at: float, down: float, begun: threading.Event,
+                     events: dict) -> None:
+    """At ``at`` seconds after ``begun`` is set (the measured part of the run starts), stop
+    ``postgres`` (fast mode) and start it again ``down`` seconds later; the moments (seconds
+    after that start) go into ``events``."""
+    if not begun.wait(BEGIN_WAIT_SECONDS):
+        events["skipped"] = "the annotators never all logged in"
+        return
+    started = time.monotonic()
+    time.sleep(at)
     events["stopping_at_s"] = round(time.monotonic() - started, 1)
     postgres.stop("fast")
     events["stopped_at_s"] = round(time.monotonic() - started, 1)
@@ -159,4 +170,7 @@ def server_tracebacks(log: Path) -> dict:
         elif inside and line and not line.startswith(" "):
             last.append(line[:200])  # the exception's own line ends the traceback
             inside = False
-    return {"count": count, "last": last[-5:]}
+    return {"count": count, "last": last[-5:],
+            # gunicorn's arbiter killed a worker that did not check in (a busy machine):
+            # its requests are cut and a new worker pays the app's start-up again.
+            "worker_timeouts": sum("WORKER TIMEOUT" in line for line in lines)}

@@ -65,6 +65,8 @@ from load_faults import (  # noqa: E402  (a sibling script, found through the pa
 )
 
 PASSWORD = "load-test-password"
+# How long the logins before the measured part may take, at most (a bound, not a wait).
+LOGIN_SECONDS = 600
 
 
 class Ledger:
@@ -81,6 +83,17 @@ class Ledger:
         self.stale_accepted = 0
         self.stale_statuses: Counter[int] = Counter()  # answers to the deliberately stale saves
         self.race_both_won = 0
+        self.login_seconds: list[float] = []
+        # The measured part starts when every annotator has logged in (:meth:`begin`): a
+        # login is a deliberately slow password hash, and 50 at once would otherwise fill
+        # the first half of the run (load_logins_and_saves.py measures login bursts).
+        self.begun = threading.Event()
+        self.begun_at = self.deadline = 0.0
+
+    def begin(self, seconds: float) -> None:
+        self.begun_at = time.monotonic()
+        self.deadline = self.begun_at + seconds
+        self.begun.set()
 
     def request(self, status: str, seconds: float):
         with self.lock:
@@ -173,11 +186,16 @@ class Server:
 
 
 def annotator_loop(base: str, username: str, deadline: float, ledger: Ledger, seed: int,
-                   think: float = 0.0):
-    """One simulated annotator. ``think`` is the mean pause (seconds, drawn uniformly
-    between half and one and a half times it) before each action, as a person reads and
-    types; 0 hammers the server as fast as it answers (a stress test, not a workload)."""
+                   think: float = 0.0, stop: threading.Event | None = None,
+                   logged_in: threading.Barrier | None = None):
+    """One simulated annotator, until ``deadline`` (a monotonic time) or ``stop`` is set;
+    with ``logged_in``, it logs in, waits for the others, and goes on until the ledger's
+    deadline (the barrier's action sets it: :meth:`Ledger.begin`).
+    ``think`` is the mean pause (seconds, drawn uniformly between half and one and a half
+    times it) before each action, as a person reads and types; 0 hammers the server as
+    fast as it answers (a stress test, not a workload)."""
     rng = random.Random(seed)
+    stop = stop or threading.Event()
 
     def pause():
         if think:
@@ -185,12 +203,23 @@ def annotator_loop(base: str, username: str, deadline: float, ledger: Ledger, se
                            rng.uniform(0.5 * think, 1.5 * think)))
 
     with httpx.Client(base_url=base, timeout=15, follow_redirects=False) as client:
+        started = time.perf_counter()
         token = login(client, username, deadline)
         if token is None:
+            if logged_in is not None:
+                logged_in.abort()  # the others stop waiting; the run reports it
             return
+        with ledger.lock:
+            ledger.login_seconds.append(time.perf_counter() - started)
+        if logged_in is not None:
+            try:
+                logged_in.wait()
+            except threading.BrokenBarrierError:
+                return
+            deadline = ledger.deadline
         headers = {"X-CSRFToken": token}
         assignments = []
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not stop.is_set():
             try:
                 if not assignments:
                     page = call(client, ledger, "GET", "/my")
@@ -370,12 +399,18 @@ def _run(database_url: str, tmp: str, *, annotators, seconds, workers, documents
     env = {**os.environ, "ANNOTATOR_DATABASE_URL": database_url,
            "ANNOTATOR_INSTANCE_PATH": tmp, "ANNOTATOR_SECRET_KEY": "load-test-secret",
            "PYTHONPATH": str(ROOT)}
+    # An installed tool has its bytecode compiled (pip does it); a server told not to write
+    # it compiles the app's source again in every worker process it starts.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     log = Path(tmp) / "server.log"
     server = Server(env, port, workers, serve=serve, log=log)
     server.start()
     ledger = Ledger()
     started = time.monotonic()
-    deadline = started + seconds
+    # Logins may take minutes on a busy machine (50 password hashes at once); the measured
+    # ``seconds`` start after the last (Ledger.begin).
+    login_deadline = started + seconds + LOGIN_SECONDS
+    logged_in = threading.Barrier(annotators, action=lambda: ledger.begin(seconds))
     base = f"http://127.0.0.1:{port}"
     window: dict = {}
     restart: dict = {}
@@ -388,11 +423,11 @@ def _run(database_url: str, tmp: str, *, annotators, seconds, workers, documents
                 importing = pool.submit(run_import, env, tmp, import_documents, window)
             if postgres is not None:
                 restarting = pool.submit(restart_postgres, postgres, restart_at, down,
-                                         started, restart)
-            futures = [pool.submit(annotator_loop, base, f"load{i:02d}", deadline, ledger, i,
-                                   think)
+                                         ledger.begun, restart)
+            futures = [pool.submit(annotator_loop, base, f"load{i:02d}", login_deadline,
+                                   ledger, i, think, None, logged_in)
                        for i in range(annotators)]
-            if crash:
+            if crash and ledger.begun.wait(LOGIN_SECONDS):
                 time.sleep(seconds / 2)
                 server.kill()
                 time.sleep(1)
@@ -416,7 +451,13 @@ def _run(database_url: str, tmp: str, *, annotators, seconds, workers, documents
         "database": database_url.split(":", 1)[0], "annotators": annotators, "seconds": seconds,
         "server": "annotator serve (no flags but --port)" if serve
         else f"gunicorn --workers {workers}",
-        "crash": crash, "think_seconds": think, "requests": len(ledger.latencies),
+        "crash": crash, "think_seconds": think,
+        "logins": {"count": len(ledger.login_seconds),
+                   "p50_ms": percentile(ledger.login_seconds, 50),
+                   "max_ms": percentile(ledger.login_seconds, 100),
+                   "all_logged_in_after_s": round(ledger.begun_at - started, 1)
+                   if ledger.begun.is_set() else None},
+        "requests": len(ledger.latencies),
         "load_average_1_5_15": {"before": [round(x, 2) for x in load_before],
                                 "after": [round(x, 2) for x in load_after]},
         "latency_ms": {"p50": percentile(ledger.latencies, 50),
@@ -452,6 +493,7 @@ def failures(result: dict) -> list[str]:
         "responses 500": statuses.get("500", 0),
         "other 5xx": result["5xx"] - statuses.get("500", 0) - allowed_503,
         "503 without Retry-After": result["503_without_retry_after"],
+        "annotators who could not log in": result["annotators"] - result["logins"]["count"],
         "jobs failed": len(jobs["failed"]),
         "imported documents without a job": jobs["documents_without_job"],
         "import failed": bool(result["import"] and result["import"]["exit_code"] != 0),
