@@ -75,6 +75,7 @@ class Ledger:
     def __init__(self):
         self.lock = threading.Lock()
         self.latencies: list[float] = []
+        self.by_method: dict[str, list[float]] = {}  # reads (GET) against writes
         self.connection_errors: Counter = Counter()  # what the client saw, by message
         self.saves: list[tuple[float, float]] = []  # (finished at, seconds) of each save
         self.statuses: Counter[str] = Counter()
@@ -95,10 +96,11 @@ class Ledger:
         self.deadline = self.begun_at + seconds
         self.begun.set()
 
-    def request(self, status: str, seconds: float):
+    def request(self, status: str, seconds: float, method: str = ""):
         with self.lock:
             self.latencies.append(seconds)
             self.statuses[status] += 1
+            self.by_method.setdefault(method, []).append(seconds)
 
     def ack(self, edit: dict):
         with self.lock:
@@ -279,11 +281,11 @@ def call(client, ledger, method, path, **kwargs):
     try:
         response = client.request(method, path, **kwargs)
     except httpx.HTTPError as exc:
-        ledger.request("connection error", time.perf_counter() - started)
+        ledger.request("connection error", time.perf_counter() - started, method)
         with ledger.lock:
             ledger.connection_errors[f"{type(exc).__name__}: {exc}"[:120]] += 1
         raise
-    ledger.request(str(response.status_code), time.perf_counter() - started)
+    ledger.request(str(response.status_code), time.perf_counter() - started, method)
     if response.status_code == 503:
         # The database is away: a person reads "try again in a few seconds" and does.
         wait = response.headers.get("Retry-After", "")
@@ -463,6 +465,10 @@ def _run(database_url: str, tmp: str, *, annotators, seconds, workers, documents
         "latency_ms": {"p50": percentile(ledger.latencies, 50),
                        "p95": percentile(ledger.latencies, 95),
                        "p99": percentile(ledger.latencies, 99)},
+        "latency_ms_by_method": {method: {"requests": len(values),
+                                          "p50": percentile(values, 50),
+                                          "p95": percentile(values, 95)}
+                                 for method, values in sorted(ledger.by_method.items())},
         "statuses": dict(sorted(ledger.statuses.items())),
         "connection_errors": dict(ledger.connection_errors),
         "acknowledged_edits": len(ledger.acked),
