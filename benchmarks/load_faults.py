@@ -41,6 +41,7 @@ class HealthProbe(threading.Thread):
         super().__init__(name="healthz-probe", daemon=True)
         self.base, self.stop = base, stop
         self.samples: list[tuple[float, str, str]] = []  # (seconds, status, database)
+        self.checked_ms: list[float] = []  # the checks' own time inside the server
 
     def run(self) -> None:
         with httpx.Client(base_url=self.base, timeout=PROBE_TIMEOUT_SECONDS) as client:
@@ -50,7 +51,9 @@ class HealthProbe(threading.Thread):
                     response = client.get("/healthz")
                     status = str(response.status_code)
                     try:
-                        database = response.json().get("database", "?")
+                        body = response.json()
+                        database = body.get("database", "?")
+                        self.checked_ms.append(body.get("checked_in_ms", 0.0))
                     except ValueError:
                         database = "not JSON"
                 except httpx.HTTPError as exc:
@@ -63,6 +66,7 @@ class HealthProbe(threading.Thread):
                 "max_ms": round(times[-1] * 1000, 1) if times else None,
                 "p95_ms": round(times[int(0.95 * (len(times) - 1))] * 1000, 1) if times
                 else None,
+                "max_checked_in_server_ms": max(self.checked_ms, default=None),
                 "statuses": dict(Counter(status for _, status, _ in self.samples)),
                 "database": dict(Counter(database for _, _, database in self.samples)),
                 "max_ms_by_database": {
@@ -141,6 +145,9 @@ def job_report(database_url: str) -> dict:
                 Job.retry_reasons != ""))
             reasons = [r for (r,) in session.execute(select(Job.retry_reasons).where(
                 Job.retry_reasons != "").limit(3))]
+            prehighlighted = session.scalar(select(func.count()).select_from(Document).where(
+                Document.prehighlighted_at.is_not(None)))
+            documents = session.scalar(select(func.count()).select_from(Document))
             without_job = 0
             for (project_id,) in session.execute(select(Document.project_id).where(
                     Document.prehighlighted_at.is_(None)).distinct()):
@@ -157,6 +164,7 @@ def job_report(database_url: str) -> dict:
             "states": dict(sum((Counter({state: count}) for _, state, _, count in rows),
                                Counter())),
             "retried": retried, "retry_reasons_sample": reasons, "failed": failed,
+            "documents_prehighlighted": f"{prehighlighted} of {documents}",
             "documents_without_job": without_job}
 
 

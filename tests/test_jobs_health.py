@@ -32,6 +32,7 @@ def test_healthz_reports_each_check_and_never_writes(app, database):
             "ok", "current", "missing")
         assert body["revision"]["database"] == body["revision"]["code"] == sorted(
             head_revisions())
+        assert isinstance(body["checked_in_ms"], float) and body["checked_in_ms"] >= 0
         assert client.get("/healthz?skip=worker").status_code == 200
         refused = client.get("/healthz?skip=worker,disk")
         assert refused.status_code == 400 and "got 'disk'" in refused.get_json()["message"]

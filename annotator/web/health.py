@@ -7,9 +7,16 @@ whose migration has not run, "ahead" when the code is older than the database);
 ``worker``: some job worker wrote its heartbeat within
 :data:`~annotator.study.jobs.WORKER_ALIVE_SECONDS`. ``?skip=worker`` leaves a check out of
 the status code (a proxy that should keep a server in rotation while the workers are down).
+
+The checks run on the database's own health engine (:func:`annotator.db.make_health_engine`:
+its own connections, statements stopped after 100 ms), so they never queue behind busy
+requests for a connection; ``checked_in_ms`` is how long they took inside the server (a
+slower answer seen by a client waited for a free thread of the server, issue 44).
 """
 
 from __future__ import annotations
+
+import time
 
 from flask import Blueprint, current_app, jsonify, request
 from sqlalchemy.exc import SQLAlchemyError
@@ -30,7 +37,9 @@ def healthz():
     if unknown:
         return jsonify(error="bad request", message=f"skip: expected some of "
                        f"{', '.join(CHECKS)}, got {','.join(unknown)!r}"), 400
+    started = time.perf_counter()
     report = _report(current_app.extensions["annotator_db"].health_engine)
+    report["checked_in_ms"] = round((time.perf_counter() - started) * 1000, 1)
     healthy = all(report[name] == HEALTHY[name] for name in CHECKS if name not in skipped)
     return jsonify(report), 200 if healthy else 503
 
