@@ -1,7 +1,8 @@
 """``GET /healthz``: whether this server can do its work, for a proxy or a monitor.
 
 No login, no writes: ``{"database": "ok", "migrations": "current", "worker": "alive"}``
-with 200, or the same keys with what is wrong and 503. ``database``: a query answers;
+with 200, or the same keys with what is wrong and 503. ``database``: a query answers
+("ok"), does not ("unreachable"), or answers past the checks' time-outs ("slow");
 ``migrations``: the database is at this code's newest revision ("behind" after a deploy
 whose migration has not run, "ahead" when the code is older than the database);
 ``worker``: some job worker wrote its heartbeat within
@@ -20,6 +21,7 @@ import time
 
 from flask import Blueprint, current_app, jsonify, request
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 
 from annotator.migrations import code_heads, code_revisions, database_heads
 from annotator.study import jobs
@@ -60,9 +62,26 @@ def _report(engine) -> dict:
                 report["worker_seen_seconds_ago"] = None if ago is None else round(ago, 1)
                 report["worker"] = "alive" if ago is not None and \
                     ago <= jobs.WORKER_ALIVE_SECONDS else "missing"
-    except SQLAlchemyError:
-        current_app.logger.exception("/healthz: the database did not answer")
+    except SQLAlchemyError as exc:
+        if _too_slow(exc):  # it answers, but not within the check's time-outs
+            report["database"] = "slow"
+        current_app.logger.warning("/healthz: database %s: %s", report["database"],
+                                   str(exc).splitlines()[0][:200])
     return report
+
+
+# PostgreSQL's codes for a statement cancelled by statement_timeout and a lock not granted
+# within lock_timeout (https://www.postgresql.org/docs/current/errcodes-appendix.html).
+QUERY_CANCELED, LOCK_NOT_AVAILABLE = "57014", "55P03"
+
+
+def _too_slow(exc: SQLAlchemyError) -> bool:
+    """Whether the database answered but past a time-out of the health engine (a
+    statement, a lock, or no free connection of its small pool), rather than not at all."""
+    if isinstance(exc, SQLAlchemyTimeoutError):
+        return True
+    return getattr(getattr(exc, "orig", None), "sqlstate", None) in (QUERY_CANCELED,
+                                                                   LOCK_NOT_AVAILABLE)
 
 
 def _migrations(heads: tuple[str, ...]) -> str:
