@@ -67,6 +67,8 @@ class HealthProbe(threading.Thread):
                 "p95_ms": round(times[int(0.95 * (len(times) - 1))] * 1000, 1) if times
                 else None,
                 "max_checked_in_server_ms": max(self.checked_ms, default=None),
+                "p50_checked_in_server_ms": sorted(self.checked_ms)[len(self.checked_ms) // 2]
+                if self.checked_ms else None,
                 "statuses": dict(Counter(status for _, status, _ in self.samples)),
                 "database": dict(Counter(database for _, _, database in self.samples)),
                 "max_ms_by_database": {
