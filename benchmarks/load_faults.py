@@ -8,6 +8,7 @@ left without a job)."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
 import signal
@@ -33,32 +34,29 @@ def serve_argv(port: int) -> list[str]:
     return [str(Path(sys.executable).with_name("annotator")), "serve", "--port", str(port)]
 
 
-class HealthProbe(threading.Thread):
-    """GET /healthz every :data:`PROBE_EVERY_SECONDS` until ``stop`` is set: each answer's
-    time, status and ``database`` field (a connection error counts as its own status)."""
+class HealthProbe:
+    """GET /healthz every :data:`PROBE_EVERY_SECONDS` from :meth:`start` to :meth:`finish`:
+    each answer's time, status, ``database`` field and ``checked_in_ms`` (a connection
+    error counts as its own status). In a process of its own (forked before the annotators'
+    threads start): in the load generator's, its timings would include waits for the
+    generator's own GIL, busy with 50 annotators."""
 
-    def __init__(self, base: str, stop: threading.Event):
-        super().__init__(name="healthz-probe", daemon=True)
-        self.base, self.stop = base, stop
+    def __init__(self, base: str, path: str = "/healthz"):
+        context = multiprocessing.get_context("fork")
+        self._stop = context.Event()
+        self._receive, send = context.Pipe(duplex=False)
+        self._process = context.Process(target=_probe, args=(base, path, self._stop, send),
+                                        name="healthz-probe", daemon=True)
         self.samples: list[tuple[float, str, str]] = []  # (seconds, status, database)
         self.checked_ms: list[float] = []  # the checks' own time inside the server
 
-    def run(self) -> None:
-        with httpx.Client(base_url=self.base, timeout=PROBE_TIMEOUT_SECONDS) as client:
-            while not self.stop.wait(PROBE_EVERY_SECONDS):
-                started = time.perf_counter()
-                try:
-                    response = client.get("/healthz")
-                    status = str(response.status_code)
-                    try:
-                        body = response.json()
-                        database = body.get("database", "?")
-                        self.checked_ms.append(body.get("checked_in_ms", 0.0))
-                    except ValueError:
-                        database = "not JSON"
-                except httpx.HTTPError as exc:
-                    status, database = "connection error", type(exc).__name__
-                self.samples.append((time.perf_counter() - started, status, database))
+    def start(self) -> None:
+        self._process.start()
+
+    def finish(self) -> None:
+        self._stop.set()
+        self.samples, self.checked_ms = self._receive.recv()
+        self._process.join()
 
     def summary(self) -> dict:
         times = sorted(seconds for seconds, _, _ in self.samples)
@@ -74,6 +72,26 @@ class HealthProbe(threading.Thread):
                 "max_ms_by_database": {
                     state: round(max(s for s, _, d in self.samples if d == state) * 1000, 1)
                     for state in sorted({d for _, _, d in self.samples})}}
+
+
+def _probe(base: str, path: str, stop, send) -> None:
+    samples, checked = [], []
+    with httpx.Client(base_url=base, timeout=PROBE_TIMEOUT_SECONDS) as client:
+        while not stop.wait(PROBE_EVERY_SECONDS):
+            started = time.perf_counter()
+            try:
+                response = client.get(path)
+                status = str(response.status_code)
+                try:
+                    body = response.json()
+                    database = body.get("database", "?")
+                    checked.append(body.get("checked_in_ms", 0.0))
+                except ValueError:
+                    database = "not JSON"
+            except httpx.HTTPError as exc:
+                status, database = "connection error", type(exc).__name__
+            samples.append((time.perf_counter() - started, status, database))
+    send.send((samples, checked))
 
 
 def restart_postgres(postgres, at: float, down: float, begun: threading.Event,

@@ -416,8 +416,8 @@ def _run(database_url: str, tmp: str, *, annotators, seconds, workers, documents
     base = f"http://127.0.0.1:{port}"
     window: dict = {}
     restart: dict = {}
-    probing = threading.Event()
-    probe = HealthProbe(base, probing)
+    # gunicorn run directly has no job worker: its /healthz would say "missing" (503).
+    probe = HealthProbe(base, "/healthz" if serve else "/healthz?skip=worker")
     probe.start()
     try:
         with ThreadPoolExecutor(max_workers=annotators + 2) as pool:
@@ -441,8 +441,7 @@ def _run(database_url: str, tmp: str, *, annotators, seconds, workers, documents
             if postgres is not None:
                 restarting.result()
     finally:
-        probing.set()
-        probe.join()
+        probe.finish()
         server.stop()
     missing = reconcile(database_url, ledger)
     jobs = job_report(database_url)
