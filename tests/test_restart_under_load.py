@@ -1,7 +1,8 @@
 """Issue 44, item 3, done when "a PostgreSQL restart during a load run loses no job and
 answers no 500": `annotator serve` (gunicorn worker processes and the job worker in the
 serving process) on a PostgreSQL server of the test's own (tests/private_postgres.py).
-Three annotators save through the API while a pre-highlighting chunk runs; the server is
+Three annotators save through the API while a pre-highlighting chunk runs (released once
+they save, as a back-off releases a job: ``not_before``); the server is
 stopped as an administrator restarts it (``pg_ctl -m fast``: every client is sent
 AdminShutdown) and started again once a request got its 503 and the job met the error.
 
@@ -20,13 +21,15 @@ import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from annotator.db import Database
 from annotator.models import Document, Job
+from annotator.study import jobs
 from tests.test_serve_defaults import _until
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,9 +68,19 @@ def _chunk(database: Database) -> tuple[str, int, int, str, int]:
         return job.state, job.attempts, job.progress_done, job.retry_reasons, done
 
 
+def _hold_the_chunk(database: Database, until) -> None:
+    """Let the queued chunk be claimed from ``until`` on (None: at once), as a back-off
+    does (``not_before``)."""
+    with database.session() as session:
+        session.execute(update(Job).where(Job.kind == "prehighlight").values(not_before=until))
+
+
 def test_a_postgres_restart_under_load_loses_nothing_and_answers_no_500(postgres, tmp_path):
     load_test.prepare(postgres.url, ANNOTATORS, DOCUMENTS)  # queues one chunk of them all
     database = Database(postgres.url)
+    # Held until the annotators are saving: on a quiet machine the chunk would otherwise be
+    # done before they have logged in.
+    _hold_the_chunk(database, jobs.now() + timedelta(days=1))
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "ANNOTATOR_DATABASE_URL": postgres.url,
@@ -87,11 +100,12 @@ def test_a_postgres_restart_under_load_loses_nothing_and_answers_no_500(postgres
             clients = [pool.submit(load_test.annotator_loop, base, f"load{i:02d}",
                                    time.monotonic() + 3 * WAIT_SECONDS, ledger, i, 0.1, stop)
                        for i in range(ANNOTATORS)]
+            _until(lambda: len(ledger.acked) >= ANNOTATORS, WAIT_SECONDS, "some saves")
+            _hold_the_chunk(database, None)
             # The restart comes while the chunk runs (a document already stored: the model
             # is loaded, so the job is between documents and reads and writes often).
             _until(lambda: _chunk(database)[0] == "running" and _chunk(database)[4] >= 1,
                    WAIT_SECONDS, "the chunk to be running")
-            _until(lambda: len(ledger.acked) >= ANNOTATORS, WAIT_SECONDS, "some saves")
             database.dispose()  # (its connections would be cut anyway)
             postgres.stop("fast")
             during = _health(base)

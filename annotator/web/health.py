@@ -63,8 +63,8 @@ def _report(engine) -> dict:
                 report["worker"] = "alive" if ago is not None and \
                     ago <= jobs.WORKER_ALIVE_SECONDS else "missing"
     except SQLAlchemyError as exc:
-        if _too_slow(exc):  # it answers, but not within the check's time-outs
-            report["database"] = "slow"
+        # (Also after a first read answered: a later one failing is the database's state.)
+        report["database"] = "slow" if _too_slow(exc) else "unreachable"
         current_app.logger.warning("/healthz: database %s: %s", report["database"],
                                    str(exc).splitlines()[0][:200])
     return report
