@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 
 from flask import Blueprint, current_app, jsonify, request
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 
 from annotator.migrations import code_heads, code_revisions, database_heads
@@ -46,7 +46,9 @@ def healthz():
     return jsonify(report), 200 if healthy else 503
 
 
-def _report(engine) -> dict:
+def _report(engine, *, again: bool = True) -> dict:
+    """The checks' report; ``again``: once more on a fresh connection if the pooled one
+    turned out dead (the database restarted since; the health engine does not ping)."""
     report = {"database": "unreachable", "migrations": "unknown", "worker": "unknown",
               "revision": {"code": list(code_heads()), "database": None},
               "worker_seen_seconds_ago": None}
@@ -63,6 +65,8 @@ def _report(engine) -> dict:
                 report["worker"] = "alive" if ago is not None and \
                     ago <= jobs.WORKER_ALIVE_SECONDS else "missing"
     except SQLAlchemyError as exc:
+        if again and isinstance(exc, DBAPIError) and exc.connection_invalidated:
+            return _report(engine, again=False)
         # (Also after a first read answered: a later one failing is the database's state.)
         report["database"] = "slow" if _too_slow(exc) else "unreachable"
         current_app.logger.warning("/healthz: database %s: %s", report["database"],
