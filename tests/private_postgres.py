@@ -1,6 +1,8 @@
 """A throw-away PostgreSQL server a test can stop and start (Debian's binaries, as in
 scripts/with-postgres.sh): the ``postgres`` fixture, for tests of a database restart
-(tests/test_database_outage.py: requests; tests/test_jobs_database_restart.py: jobs)."""
+(tests/test_database_outage.py: requests; tests/test_jobs_database_restart.py: jobs;
+tests/test_restart_under_load.py: both, on `annotator serve`), and for
+benchmarks/load_test.py --restart-postgres-at."""
 
 from __future__ import annotations
 
@@ -49,8 +51,10 @@ class PrivatePostgres:
                  "-o", f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 "
                  "-c fsync=off", "start")
 
-    def stop(self) -> None:
-        self._pg("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+    def stop(self, mode: str = "immediate") -> None:
+        """``immediate``: a crash (no clean shut-down); ``fast``: an administrator's restart
+        (every client is sent AdminShutdown, as benchmarks/load_test.py does)."""
+        self._pg("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
 
 
 @pytest.fixture

@@ -159,3 +159,45 @@ def test_queue_page_pages_through_ready_documents(app, client, database, qa_stud
     assert 'data-document="q2"' in second.get_data(as_text=True)
     with pytest.raises(AssertionError):
         assert 'data-document="q2"' in first
+
+
+def _work_read_at_commit(database, qa_study, name: str) -> list[str]:
+    """Add an edit to the first assignment of document ``name`` and return the statements
+    of the commit (which recomputes the document's queue entry) that read annotators'
+    work."""
+    import re
+
+    from sqlalchemy import event, select
+
+    from annotator.models import Assignment, Edit
+
+    statements: list[str] = []
+    record = lambda *args: statements.append(args[2])  # noqa: E731  (statement text)
+    with database.session() as session:
+        document = load(session, qa_study, name)
+        assignment = session.scalars(select(Assignment).where(
+            Assignment.document_id == document.id).order_by(Assignment.id)).first()
+        session.add(Edit(assignment_id=assignment.id, edit_type="deletion",
+                         fields={"question": f"added on {name}"}))
+        session.flush()
+        event.listen(database.engine, "before_cursor_execute", record)
+        try:
+            session.commit()
+        finally:
+            event.remove(database.engine, "before_cursor_execute", record)
+    assert statements  # the commit did recompute the entry
+    return [s for s in statements if re.search(r"\bFROM (edits|spans|ratings)\b", s)]
+
+
+def test_a_save_on_a_document_still_annotated_reads_none_of_its_work(database, qa_study):
+    """Issue 44: the queue entry of a document not ready (q3: nobody marked it done) is
+    known to be empty from its assignments' statuses; the save's commit loads none of the
+    document's edits, spans or ratings, and the stored queue still equals the full
+    computation. A ready document (q1) is recomputed from its work as before."""
+    assert _work_read_at_commit(database, qa_study, "q3") == []
+    assert _work_read_at_commit(database, qa_study, "q1") != []
+    with database.session() as session:
+        project = project_of(session, qa_study)
+        assert refresh_stale(session, project.id) == 0
+        assert _view(stored_queue(session, project.id).entries) == _view(
+            adjudication_queue(session, project))

@@ -60,9 +60,44 @@ def test_requests_during_an_outage_are_503_and_work_resumes(postgres, tmp_path):
         assert answers[what].headers["Retry-After"] == "2", what
     assert "try again" in answers["page"].get_data(as_text=True)
     postgres.start()
+    assert client.get("/healthz?skip=worker").get_json()["database"] == "ok"
     assert save(held[1]).status_code == 201  # the same client, the same session cookie
     assert client.get("/my").status_code == 200
     with database.session() as session:
         assert session.scalar(select(func.count()).select_from(Edit)) == 2
+    app.extensions["annotator_db"].dispose()
+    database.dispose()
+
+
+def test_healthz_says_slow_on_a_lock_and_ok_after_a_restart(postgres, tmp_path):
+    """Issue 44: /healthz waits for nothing. A migration (or a stuck transaction) holding an
+    exclusive lock on alembic_version would hold up its read; the health engine's
+    lock_timeout stops the wait and it answers 503 "slow" (reachable, not answering in
+    time) instead of hanging until a proxy gives up on the server. And it pings nothing
+    before its reads: after a restart its first answer is still "ok"."""
+    from sqlalchemy import text
+
+    database = Database(postgres.url)
+    database.upgrade()
+    config = Config.from_env({}, instance_path=tmp_path / "instance",
+                             database_url=postgres.url, secret_key="test-secret",
+                             exports_path=tmp_path / "exports")
+    app = create_app(config, migrate=False)
+    client = app.test_client()
+    assert client.get("/healthz?skip=worker").get_json()["database"] == "ok"
+    with database.engine.connect() as holder:
+        # A bound, should the health check wait after all: the server ends the holder's
+        # session after 60 s idle, the lock goes, and the check answers "ok" (a failure).
+        holder.execute(text("SET idle_in_transaction_session_timeout = '60s'"))
+        holder.execute(text("LOCK TABLE alembic_version IN ACCESS EXCLUSIVE MODE"))
+        answer = client.get("/healthz?skip=worker")
+    assert answer.status_code == 503
+    assert answer.get_json()["database"] == "slow", answer.get_json()
+    assert client.get("/healthz?skip=worker").get_json()["database"] == "ok"
+    # A restart with no health check in between: the check's pooled connection died with
+    # the server; it reads once more on a new one instead of reporting an outage that ended.
+    postgres.stop()
+    postgres.start()
+    assert client.get("/healthz?skip=worker").get_json()["database"] == "ok"
     app.extensions["annotator_db"].dispose()
     database.dispose()

@@ -22,7 +22,7 @@ WRITE = re.compile(r"^\s*(INSERT|UPDATE|DELETE|REPLACE|UPSERT|MERGE)\b", re.IGNO
 def test_healthz_reports_each_check_and_never_writes(app, database):
     client = app.test_client()  # not logged in
     statements = []
-    engine = app.extensions["annotator_db"].engine
+    engine = app.extensions["annotator_db"].health_engine  # its own (see the next test)
     record = lambda *args: statements.append(args[2])  # noqa: E731  (statement text)
     event.listen(engine, "before_cursor_execute", record)
     try:
@@ -33,6 +33,7 @@ def test_healthz_reports_each_check_and_never_writes(app, database):
             "ok", "current", "missing")
         assert body["revision"]["database"] == body["revision"]["code"] == sorted(
             head_revisions())
+        assert isinstance(body["checked_in_ms"], float) and body["checked_in_ms"] >= 0
         assert client.get("/healthz?skip=worker").status_code == 200
         refused = client.get("/healthz?skip=worker,disk")
         assert refused.status_code == 400 and "got 'disk'" in refused.get_json()["message"]
@@ -54,6 +55,25 @@ def test_healthz_reports_each_check_and_never_writes(app, database):
     finally:
         event.remove(engine, "before_cursor_execute", record)
     assert statements and not [s for s in statements if WRITE.match(s)]
+
+
+def test_healthz_answers_while_every_connection_of_the_app_is_taken(app, database):
+    """Issue 44: /healthz has its own connections and a short wait for one, so busy
+    requests holding every connection of the app's pool do not hold up the health check
+    (a proxy waiting on it would drop a healthy server)."""
+    engine = app.extensions["annotator_db"].engine
+    capacity = engine.pool.size() + engine.pool._max_overflow
+    held = [engine.connect() for _ in range(capacity)]
+    try:
+        assert engine.pool.checkedout() == capacity  # a request would now wait for one
+        with database.session() as session:
+            jobs.beat(session, "host:1:abc")
+        answer = app.test_client().get("/healthz")
+        assert answer.status_code == 200, answer.get_json()
+        assert answer.get_json()["database"] == "ok"
+    finally:
+        for connection in held:
+            connection.close()
 
 
 def test_healthz_says_migrations_are_behind_after_a_downgrade(app, database):

@@ -18,6 +18,10 @@ def test_concurrent_annotators_lose_nothing(database_url):
     assert result["acknowledged_saves_missing"] == 0
     assert result["stale_saves_accepted"] == 0
     assert "500" not in result["statuses"]
+    assert result["logins"]["count"] == 6 and result["healthz"]["probes"] > 0
+    assert load_test.failures(result) == []  # what makes the benchmark exit 1
+    assert load_test.failures({**result, "statuses": {**result["statuses"], "500": 1},
+                               "5xx": result["5xx"] + 1}) == ["responses 500: 1"]
 
 
 def test_killed_server_keeps_every_acknowledged_save(database_url):

@@ -124,26 +124,34 @@ def _recompute(session: Session, stale) -> None:
     if not stale:
         return  # the usual start-up: nothing loaded
     # Imports inside functions: see document_entry above.
-    from annotator.adjudication.store import batch_reads, preload_original_assignments
+    from annotator.adjudication.store import (
+        batch_reads,
+        preload_original_assignments,
+        ready_documents,
+    )
 
     for start in range(0, len(stale), 100):
         chunk = stale[start:start + 100]
+        # A document not ready has no entry to compute: its work is not read at all.
+        ready = ready_documents(session, [d for d, _ in chunk])
         with batch_reads(session):  # an entry's parts read the same assignments
-            preload_original_assignments(session, [d for d, _ in chunk])
-            _recompute_chunk(session, chunk)
+            preload_original_assignments(session, sorted(ready))
+            _recompute_chunk(session, chunk, ready)
 
 
-def _recompute_chunk(session: Session, stale) -> None:
-    """Write each entry and the data manager's row with it (document_status); a changed
-    status moves the document between the project's stored counts. The write is
-    conditional on the ``changes`` and the status read: a change committed meanwhile, or
-    a concurrent recomputation that already moved the status, makes it match no row, so a
-    status change is counted exactly once."""
+def _recompute_chunk(session: Session, stale, ready: set[int] | None = None) -> None:
+    """Write each entry of ``stale`` and the data manager's row with it (document_status);
+    ``ready``: the documents known ready (the others get no adjudication entry without
+    computing one), None: compute every entry. A changed status moves the document between
+    the project's stored counts. The write is conditional on the ``changes`` and the status
+    read: a change committed meanwhile, or a concurrent recomputation that already moved
+    the status, makes it match no row, so a status change is counted exactly once."""
     q = AdjudicationQueueEntry
     deltas: Counter = Counter()
     for document_id, changes in stale:
         document = session.get(Document, document_id)
-        entry = document_entry(session, document)
+        entry = document_entry(session, document) if ready is None or \
+            document_id in ready else None
         values = {"computed": changes, "stale": False, "ready": entry is not None,
                   "position": document.position, **table_values(session, document, entry)}
         if entry is not None:

@@ -262,15 +262,37 @@ def open_ready_documents(session: Session, project) -> list[Document]:
             .where(Document.project_id == project.id)):
         if assignment_id not in excluded:
             statuses.setdefault(document_id, []).append(status)
-    ready = {d for d, s in statuses.items() if s and all(x == "done" for x in s)}
+    ready = {d for d, s in statuses.items() if all_done(s)}
     return list(session.scalars(select(Document).where(
         Document.project_id == project.id, Document.id.in_(ready - complete))
         .order_by(Document.position, Document.id)))
 
 
+def all_done(statuses) -> bool:
+    """The readiness rule on the original assignments' statuses: at least one, all done."""
+    statuses = list(statuses)
+    return bool(statuses) and all(status == "done" for status in statuses)
+
+
 def is_ready(assignments: list[Assignment]) -> bool:
     """Ready for adjudication: every original assignment is marked done (at least one)."""
-    return bool(assignments) and all(a.status == "done" for a in assignments)
+    return all_done(a.status for a in assignments)
+
+
+def ready_documents(session: Session, document_ids: list[int]) -> set[int]:
+    """Of ``document_ids``, those ready for adjudication (:func:`is_ready`), read from the
+    original assignments' statuses alone: no edit, span or rating is loaded (issue 44: an
+    annotator's save recomputes the queue entry of a document that is, most of the time,
+    still being annotated, and loading its whole work for that was a third of the save)."""
+    excluded = tiebreak_assignment_ids(session, document_ids)
+    statuses: dict[int, list[str]] = {d: [] for d in document_ids}
+    for start in range(0, len(document_ids), 500):
+        for document_id, assignment_id, status in session.execute(
+                select(Assignment.document_id, Assignment.id, Assignment.status).where(
+                    Assignment.document_id.in_(document_ids[start:start + 500]))):
+            if assignment_id not in excluded:
+                statuses[document_id].append(status)
+    return {d for d, found in statuses.items() if all_done(found)}
 
 
 def source_edits(assignments: list[Assignment]) -> list[Edit]:
