@@ -177,3 +177,19 @@ def schema_file_assignment(database, tmp_path, project_name: str, file_name: str
         assign_documents(session, project, ["ana"], per_document=1)
         assignment = session.query(Assignment).one()
         return {"assignment": assignment.id, "source": records[0]["source"]}
+
+
+# Documents in every shape a documents file may give them (a plain pair, a number as id with
+# meta, sentence pairs, sentence offsets, non-ASCII text): the importers' row tests use them.
+VARIED_RECORDS = [
+    {"id": "plain", "source": "Patients got 2.5 mg/kg i.v. daily. It worked.",
+     "target": "Patients got the drug. It worked."},
+    {"id": 7, "source": "One line.\n\nA second paragraph.", "target": "Short.",
+     "system": "gpt-4o", "meta": {"section": "Methods", "nested": {"a": [1, 2]}}},
+    {"id": "sentences", "sentences": [{"source": "First original.", "target": "First."},
+                                      {"source": "Second original.", "target": "Second."}]},
+    {"id": "offsets", "source": "Ab cd. Ef gh.", "target": "Ab. Ef.",
+     "source_sentences": [[0, 6], [7, 13]], "target_sentences": [[0, 3], [4, 7]]},
+    {"id": "unicode", "source": "Ärzte gaben 5 µg — täglich. “Quoted.”",
+     "target": "Doctors gave a drug 🙂."},
+]

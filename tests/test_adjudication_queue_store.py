@@ -170,6 +170,8 @@ def _work_read_at_commit(database, qa_study, name: str) -> list[str]:
     from sqlalchemy import event, select
 
     from annotator.models import Assignment, Edit
+    from annotator.operations import work
+    from annotator.study.queue_marks import document_changed
 
     statements: list[str] = []
     record = lambda *args: statements.append(args[2])  # noqa: E731  (statement text)
@@ -180,9 +182,10 @@ def _work_read_at_commit(database, qa_study, name: str) -> list[str]:
         session.add(Edit(assignment_id=assignment.id, edit_type="deletion",
                          fields={"question": f"added on {name}"}))
         session.flush()
+        document_changed(session, document.id)  # as the edit writer marks it
         event.listen(database.engine, "before_cursor_execute", record)
         try:
-            session.commit()
+            work.commit(session)  # settles the marked entry, then commits
         finally:
             event.remove(database.engine, "before_cursor_execute", record)
     assert statements  # the commit did recompute the entry

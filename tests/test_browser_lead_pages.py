@@ -10,7 +10,9 @@ from sqlalchemy import select
 
 from annotator.adjudication.overview import apply_automatic
 from annotator.models import Assignment, Document, User
+from annotator.operations import work
 from annotator.study.accounts import create_user
+from annotator.study.queue_marks import document_changed
 from tests.browser_helpers import click_to_load
 from tests.conftest import ARTIFACTS, PASSWORD, browser_login, login_with_form
 
@@ -21,12 +23,13 @@ pytestmark = pytest.mark.browser
 def lead_study(app, database, qa_study):
     """qa_study plus an idle annotator cy, and 12 min 5 s of ana's time on q3."""
     app.config["ADJUDICATION_EMBEDDINGS"] = False
-    with database.session() as session:
+    with work.session(database) as session:  # a writer's change: marked, settled
         create_user(session, "cy", PASSWORD, "annotator")
         q3 = session.scalar(select(Assignment).join(Document).join(User).where(
             Document.external_id == "q3", User.username == "ana"))
         q3.seconds_spent = 725
         q3.status = "in_progress"
+        document_changed(session, q3.document_id)
     return qa_study
 
 

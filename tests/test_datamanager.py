@@ -8,7 +8,9 @@ import json
 from sqlalchemy import select
 
 from annotator.models import Assignment, AuditEvent, Document, User
+from annotator.operations import work
 from annotator.study.accounts import create_user
+from annotator.study.queue_marks import document_changed
 from annotator.web.formatting import duration
 from tests.conftest import PASSWORD, csrf_token, login
 from tests.helpers import row_counts
@@ -27,10 +29,11 @@ def test_duration_reads_as_people_say_it():
 
 
 def test_rows_status_agreement_open_decisions_and_time(client, qa_study, database):
-    with database.session() as session:
+    with work.session(database) as session:  # a writer's change: marked, settled
         q3 = session.scalar(select(Assignment).join(Document).join(User).where(
             Document.external_id == "q3", User.username == "ana"))
         q3.seconds_spent = 725
+        document_changed(session, q3.document_id)
     login(client, "lee")
     page = client.get(f"/projects/{qa_study['project_id']}/documents").get_data(as_text=True)
     assert rows_of(page) == ["q1", "q2", "q3"]

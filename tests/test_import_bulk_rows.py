@@ -15,20 +15,8 @@ from annotator.ingest import store
 from annotator.ingest.rows import document_row
 from annotator.models import Document, Project
 from annotator.study.projects import create_project
+from tests.helpers import VARIED_RECORDS as RECORDS
 from tests.helpers import write_jsonl
-
-RECORDS = [
-    {"id": "plain", "source": "Patients got 2.5 mg/kg i.v. daily. It worked.",
-     "target": "Patients got the drug. It worked."},
-    {"id": 7, "source": "One line.\n\nA second paragraph.", "target": "Short.",
-     "system": "gpt-4o", "meta": {"section": "Methods", "nested": {"a": [1, 2]}}},
-    {"id": "sentences", "sentences": [{"source": "First original.", "target": "First."},
-                                      {"source": "Second original.", "target": "Second."}]},
-    {"id": "offsets", "source": "Ab cd. Ef gh.", "target": "Ab. Ef.",
-     "source_sentences": [[0, 6], [7, 13]], "target_sentences": [[0, 3], [4, 7]]},
-    {"id": "unicode", "source": "Ärzte gaben 5 µg — täglich. “Quoted.”",
-     "target": "Doctors gave a drug 🙂."},
-]
 
 # Every stored column but the id, the project and the clock times, read as the database
 # holds it: JSON as its stored text, so a JSON null and a SQL NULL differ.

@@ -27,20 +27,9 @@ from annotator.models import AdjudicationQueueEntry, Document, Project
 from annotator.study import jobs
 from annotator.study.job_rows import CHUNK_DOCUMENTS
 from annotator.study.projects import create_project
+from tests.helpers import VARIED_RECORDS as RECORDS
 from tests.helpers import write_jsonl
 
-RECORDS = [
-    {"id": "plain", "source": "Patients got 2.5 mg/kg i.v. daily. It worked.",
-     "target": "Patients got the drug. It worked."},
-    {"id": 7, "source": "One line.\n\nA second paragraph.", "target": "Short.",
-     "system": "gpt-4o", "meta": {"section": "Methods", "nested": {"a": [1, 2]}}},
-    {"id": "sentences", "sentences": [{"source": "First original.", "target": "First."},
-                                      {"source": "Second original.", "target": "Second."}]},
-    {"id": "offsets", "source": "Ab cd. Ef gh.", "target": "Ab. Ef.",
-     "source_sentences": [[0, 6], [7, 13]], "target_sentences": [[0, 3], [4, 7]]},
-    {"id": "unicode", "source": "Ärzte gaben 5 µg — täglich. “Quoted.”",
-     "target": "Doctors gave a drug 🙂."},
-]
 # Clock columns differ between two runs; they are checked for the ORM's stored format.
 TIMES = {"created_at", "updated_at", "started_at", "finished_at"}
 STORED_TIME = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$")

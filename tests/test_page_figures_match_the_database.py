@@ -30,7 +30,9 @@ from annotator.models import (
     SuggestionAction,
     User,
 )
+from annotator.operations import work
 from annotator.releases.browse import next_free_version
+from annotator.study.queue_marks import document_changed
 from annotator.web.documents import sentence_texts
 from annotator.web.formatting import local_time
 from tests.adjudication_fixtures import release
@@ -137,8 +139,10 @@ def test_the_data_manager_says_skipped_when_everyone_skipped(client, study, data
         for assignment_id, status in ((ana[0], "skipped"), (ben[0], "skipped"),
                                       (ana[1], "done"), (ben[1], "skipped"),
                                       (ana[2], "in_progress")):
-            session.get(Assignment, assignment_id).status = status
-        session.commit()
+            changed = session.get(Assignment, assignment_id)
+            changed.status = status
+            document_changed(session, changed.document_id)  # as the status writer does
+        work.commit(session)
         statuses = {}
         for document in session.scalars(select(Document).order_by(Document.position)):
             statuses[document.external_id] = sorted(a.status for a in document.assignments)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotator.adjudication.store import original_assignments
+from annotator.adjudication.store import tiebreak_assignment_ids
 from annotator.models import AdjudicationState, Assignment, Document, User
 from annotator.study.document_status import SCORED, status_of
 
@@ -18,7 +18,12 @@ def table_values(session: Session, document: Document, entry) -> dict:
     """The stored row of ``document``: status, holders, seconds, and the agreement and
     open decisions shown (those of its queue ``entry``, when it is ready or adjudicated).
     ``entry`` is :func:`annotator.adjudication.overview.document_entry`'s result."""
-    originals = [a.status for a in original_assignments(session, document)]
+    # Statuses only: the original assignments' work (edits, spans, ratings) is not read,
+    # so a save on a document still annotated costs no more than its status (issue 44).
+    excluded = tiebreak_assignment_ids(session, [document.id])
+    originals = [status for held, status in session.execute(
+        select(Assignment.id, Assignment.status).where(
+            Assignment.document_id == document.id)) if held not in excluded]
     if entry is not None:
         adjudication = "complete" if entry.status == "complete" else None
     else:
