@@ -22,7 +22,9 @@ command), so no stage imports a later one and no module is named by a string:
 - ``routes_disagreements``: the lead routes disagreements to a third annotator in bulk;
 - ``rating_check(field, value) -> str | None``: the mode's own rule on a rating value
   beyond the schema's options (PlainFact: "external" cannot go with sentence numbers),
-  applied by :func:`rating_problem` for the annotation API and every importer alike.
+  applied by :func:`rating_problem` through the one rating-value check
+  (:func:`annotator.annotate.answers.rating_value_problem`): the annotation API, every
+  importer, the lead's gold ratings and schema revisions alike.
 
 A hook a mode declares but nobody registered is an error (:class:`ModeHookMissing`), never
 a silent "no rule".
