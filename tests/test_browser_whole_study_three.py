@@ -352,6 +352,7 @@ def test_a_whole_study_with_three_annotators_says_what_is_stored(
     assert f"{counts['documents_released']} of {counts['documents_in_project']} documents" in text
     assert f"{counts['documents_excluded']} excluded" in text
     assert article.locator("h2 time").get_attribute("datetime")
+    article.locator("h2 time[data-local]").wait_for()  # local_time.js has rewritten it
     assert not re.search(r"\d{4}-\d\d-\d\dT", article.locator("h2").inner_text())
     assert lead.locator("#release-version").input_value() == "v1.1"
     assert errors == []
