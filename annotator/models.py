@@ -26,6 +26,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    func,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column, relationship
 
@@ -491,6 +492,12 @@ for _key in QUEUE_SORT_KEYS:
           AdjudicationQueueEntry.position, AdjudicationQueueEntry.document_id)
     Index(f"ix_adjudication_queue_{_key}_desc", AdjudicationQueueEntry.project_id,
           _column.desc(), AdjudicationQueueEntry.position, AdjudicationQueueEntry.document_id)
+# The data manager's search, lower(column) LIKE '%needle%': GIN trigram indexes, PostgreSQL
+# only (migration 0013_document_search_trigrams; absent where pg_trgm could not be created).
+for _key in ("external_id", "source", "target"):
+    _lowered = func.lower(Document.__table__.c[_key]).label(_key)
+    Index(f"ix_documents_lower_{_key}_trgm", _lowered, postgresql_using="gin",
+          postgresql_ops={_key: "gin_trgm_ops"}).ddl_if(dialect="postgresql")
 
 
 class AssignmentCount(Base):
