@@ -7,9 +7,12 @@ Runs on the SQLite file and on PostgreSQL (ANNOTATOR_TEST_POSTGRES_URL)."""
 from __future__ import annotations
 
 import json
+import logging
 
-from sqlalchemy import event, inspect, text
+from sqlalchemy import create_engine, event, inspect, make_url, text
 
+from annotator.db import Database
+from annotator.migrations import current_revisions, head_revisions
 from annotator.models import Project
 from annotator.operations.document_table import document_page
 from tests.test_document_table_sql import (
@@ -81,3 +84,30 @@ def test_search_reads_the_trigram_indexes_on_postgresql_and_finds_what_the_scan_
                 plan = (explained if isinstance(explained, list) else json.loads(explained))
                 assert TRIGRAM_INDEXES <= _index_scans(plan[0]["Plan"]), (search, plan)
         assert found > 60  # "50%" is in every document, the others in some or none
+
+
+def test_a_role_that_may_not_create_pg_trgm_gets_a_warning_and_no_indexes(postgres, caplog):
+    """pg_trgm is trusted: a role with CREATE on the database may create it. One without
+    (not the owner, not granted) is refused; the upgrade goes on, without the indexes, and
+    the warning names the statements a superuser runs (migration 0013)."""
+    admin = create_engine(postgres.url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text("CREATE ROLE plain LOGIN"))
+        connection.execute(text("CREATE DATABASE refused"))
+    refused = make_url(postgres.url).set(database="refused")
+    with create_engine(refused, isolation_level="AUTOCOMMIT").connect() as connection:
+        connection.execute(text("GRANT ALL ON SCHEMA public TO plain"))  # tables, no CREATE
+    database = Database(refused.set(username="plain").render_as_string(hide_password=False))
+    with caplog.at_level(logging.WARNING):
+        database.upgrade()
+    assert current_revisions(database.engine) == head_revisions()
+    indexes = {i["name"] for i in inspect(database.engine).get_indexes("documents")}
+    assert not TRIGRAM_INDEXES & indexes and "ix_documents_project_position" in indexes
+    warning = " ".join(r.getMessage() for r in caplog.records
+                       if r.levelno == logging.WARNING and "pg_trgm" in r.getMessage())
+    assert "permission denied" in warning, caplog.text
+    assert "CREATE EXTENSION pg_trgm;" in warning
+    assert all(f"CREATE INDEX IF NOT EXISTS {name} ON documents" in warning
+               for name in TRIGRAM_INDEXES)
+    database.dispose()
+    admin.dispose()
