@@ -9,8 +9,9 @@ documents (issue 44) the counts read a few rows and a page in any sort is an ind
 scan of the entries: every sort key has an index per direction, ties in document order
 either way. Documents without a value (agreement and open decisions of a document not
 ready) come after the others in either direction: the page reads the entries with a value,
-then those without. Search (a substring of either text) reads the texts: it is as slow as
-the project is large. No statement carries a list of ids that grows with the project
+then those without. Search (a substring of the id or either text) reads the GIN trigram
+indexes of migration 0013 on PostgreSQL (needles of 3 characters or more; shorter ones,
+and SQLite, read every text). No statement carries a list of ids that grows with the project
 (PostgreSQL refuses more than 65,535 parameters).
 """
 
@@ -76,16 +77,21 @@ def _document_filters(id_column, *, search: str, annotator: str) -> list:
     """WHERE clauses of the search (document id or either text, case-insensitive) and
     the annotator filter (any holder, tie-breaks included) over a column of document ids."""
     where = []
-    needle = search.strip().lower()
-    if needle:
-        where.append(id_column.in_(select(Document.id).where(or_(
-            func.lower(Document.external_id).contains(needle, autoescape=True),
-            func.lower(Document.source).contains(needle, autoescape=True),
-            func.lower(Document.target).contains(needle, autoescape=True)))))
+    if search.strip():
+        where.append(id_column.in_(select(Document.id).where(_search_matches(search))))
     if annotator:
         where.append(exists().where(Assignment.document_id == id_column,
                                     Assignment.user_id == User.id, User.username == annotator))
     return where
+
+
+def _search_matches(search: str):
+    """The document's id or either text contains the search, case-insensitive:
+    ``lower(column) LIKE '%needle%' ESCAPE '/'`` (% and _ of the needle escaped), the form
+    the trigram indexes of migration 0013 serve on PostgreSQL."""
+    needle = search.strip().lower()
+    return or_(*(func.lower(column).contains(needle, autoescape=True)
+                 for column in (Document.external_id, Document.source, Document.target)))
 
 
 def _segments(sort: str, descending: bool, status: str, counts: dict | None) -> list:
@@ -151,7 +157,13 @@ def document_page(session: Session, project: Project, *, search: str = "", statu
     if status:
         where.append(QUEUE.c.status == status)
     filtered = bool(search or annotator)
-    if filtered:
+    if search.strip() and not (annotator or status):
+        # Every document has one queue entry: the search alone counts the documents,
+        # from the trigram indexes, without reading the whole queue (2 ms against 22 ms for
+        # 1,111 matches of 100,000 documents on PostgreSQL; issue 44).
+        matching = session.scalar(select(func.count()).select_from(Document).where(
+            Document.project_id == project.id, _search_matches(search)))
+    elif filtered:
         matching = session.scalar(select(func.count()).select_from(QUEUE).where(*where))
     else:
         matching = counts.get(status, 0) if status else total
