@@ -40,6 +40,7 @@ SMALL = {
     "bench_import_labelstudio.py": ["--documents", "100", "--repeat", "1"],
     "bench_metric_correlations.py": ["--items", "1000", "--metrics", "3", "--resamples", "200"],
     "bench_prehighlight_workers.py": ["--documents", "40", "--chunk", "10"],
+    "bench_search_index_import.py": ["--documents", "500", "--repeat", "1"],
     "scale.py": ["--documents", "500", "--repeats", "3"],
     "load_test.py": ["--annotators", "3", "--seconds", "5", "--workers", "1",
                      "--documents", "6"],
@@ -49,6 +50,8 @@ SMALL = {
 
 # Scripts measured against another running server: run only when one is given.
 BESIDE_LABEL_STUDIO = {"bench_import_labelstudio.py"}
+# Scripts that measure PostgreSQL only: run only when a server is given.
+ON_POSTGRES = {"bench_search_index_import.py"}
 
 
 def main() -> int:
@@ -67,6 +70,10 @@ def main() -> int:
         if script in BESIDE_LABEL_STUDIO and not os.environ.get("LABEL_STUDIO_URL"):
             print(f"== {script}: skipped, it runs beside a Label Studio server "
                   "(LABEL_STUDIO_URL, LABEL_STUDIO_API_KEY)\n", flush=True)
+            continue
+        if script in ON_POSTGRES and not os.environ.get("ANNOTATOR_TEST_POSTGRES_URL"):
+            print(f"== {script}: skipped, it measures PostgreSQL only "
+                  "(ANNOTATOR_TEST_POSTGRES_URL)\n", flush=True)
             continue
         print(f"== {script} {' '.join(argv)}", flush=True)
         start = time.perf_counter()

@@ -193,7 +193,10 @@ _POSTGRES_OBJECTS = text(
     "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
     "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'S') "
     "UNION ALL SELECT 'FUNCTION', p.oid::regprocedure::text FROM pg_proc p "
-    "JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = current_schema()")
+    "JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = current_schema() "
+    # An extension's functions (pg_trgm's, migration 0013) go only with the extension.
+    "AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass "
+    "AND d.objid = p.oid AND d.deptype = 'e')")
 # Dropped in this order; CASCADE takes triggers, owned sequences and dependent views along.
 _DROP_ORDER = ("TABLE", "MATERIALIZED VIEW", "VIEW", "SEQUENCE", "FUNCTION")
 

@@ -31,9 +31,12 @@ def index_name(column: str) -> str:
     return f'ix_documents_lower_{column}_trgm'
 
 
-def create_index(column: str) -> str:
+def create_index(column: str, schema: str = 'public') -> str:
+    """The index on ``column``; the operator class named with the schema pg_trgm lives in,
+    so the statement works under any search_path (restore_checks migrates a reference
+    schema with only that schema on its path)."""
     return (f'CREATE INDEX IF NOT EXISTS {index_name(column)} ON documents '
-            f'USING gin (lower({column}) gin_trgm_ops)')
+            f'USING gin (lower({column}) "{schema}".gin_trgm_ops)')
 
 
 def upgrade() -> None:
@@ -51,8 +54,11 @@ def upgrade() -> None:
             'superuser: CREATE EXTENSION pg_trgm; %s;',
             str(error.orig).strip(), '; '.join(create_index(c) for c in COLUMNS))
         return
+    schema = bind.execute(sa.text(
+        "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
+        "WHERE e.extname = 'pg_trgm'")).scalar_one()
     for column in COLUMNS:
-        op.execute(create_index(column))
+        op.execute(create_index(column, schema))
 
 
 def downgrade() -> None:
