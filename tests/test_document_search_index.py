@@ -1,7 +1,8 @@
 """The data manager's search reads the trigram indexes of migration 0013 on PostgreSQL
-(issue 44): the plan of each statement the search sends has a Bitmap Index Scan on them,
-and the pages it returns through them are the Python scan's. On SQLite there are no such
-indexes and the search is the scan (docs/deploy.md, "Large studies").
+(issue 44): in a project of 10,000 documents the plans of the statements a search sends
+read them (Bitmap Index Scan), and what they find, escaped % and _ included, is what a
+Python scan of the texts finds. A project of 60 is read document by document on either
+backend; SQLite has no such indexes (docs/deploy.md, "Search on PostgreSQL").
 Runs on the SQLite file and on PostgreSQL (ANNOTATOR_TEST_POSTGRES_URL)."""
 
 from __future__ import annotations
