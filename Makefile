@@ -29,7 +29,7 @@ test: setup system-deps
 	$(VENV)/bin/ruff check .
 	@echo "==> the whole suite: Label Studio's first start (about 3.5 min), the SQLite pass, then"
 	@echo "    the PostgreSQL pass; pytest prints a dot per test (the latest CI run of make test"
-	@echo "    took 1122 s in all, 2026-11-27)"
+	@echo "    took 975 s in all, 2026-11-28)"
 	PYTHON=$(PYTHON) bash scripts/with-labelstudio.sh bash -c \
 	  'echo "==> SQLite pass" && $(PYTEST) && echo "==> PostgreSQL pass (database tests again)" \
 	   && bash scripts/with-postgres.sh $(PYTEST)'
