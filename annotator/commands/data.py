@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from annotator.commands import fail, open_database, progress_bar, project_or_exit
-from annotator.config import Config
+from annotator.config import current
 from annotator.core.problems import MAX_PROBLEMS_SHOWN
 from annotator.core.records import FORMATS
 from annotator.ingest import IngestError
@@ -143,7 +143,7 @@ def _import_documents(project_name: str, file: Path, fmt: str | None, update: bo
 
     outcome = NotDirect()
     if not update:
-        outcome = import_documents(Config.from_env().database_url, project_name, file, fmt)
+        outcome = import_documents(current().database_url, project_name, file, fmt)
     if not isinstance(outcome, NotDirect):
         return outcome
     from annotator.ingest.store import import_file
